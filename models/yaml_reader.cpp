@@ -1,0 +1,398 @@
+#include "models/yaml_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "sim/quantity.hpp"
+
+namespace capsim {
+
+YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+namespace {
+
+std::string read_file_or_throw(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
+                     "cannot open file (does it exist and is it readable?)");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+[[noreturn]] void throw_parse_error(const YAML::Exception& e, const std::string& name) {
+  InputLocation where{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
+                      e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
+  throw InputError(InputErrorKind::kInvalid, where, "malformed YAML: " + e.msg);
+}
+
+}  // namespace
+
+YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<const std::string>(name);
+  try {
+    return YamlNode(YAML::Load(text), file, "");
+  } catch (const YAML::Exception& e) {
+    throw_parse_error(e, name);
+  }
+}
+
+std::vector<YamlNode> YamlNode::load_all_string(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<const std::string>(name);
+  std::vector<YamlNode> out;
+  try {
+    for (auto& doc : YAML::LoadAll(text)) {
+      if (doc.IsNull()) continue;  // "---" separators with nothing between them
+      out.emplace_back(doc, file, "");
+    }
+  } catch (const YAML::Exception& e) {
+    throw_parse_error(e, name);
+  }
+  return out;
+}
+
+YamlNode YamlNode::load_file(const std::string& path) {
+  return load_string(read_file_or_throw(path), path);
+}
+
+std::vector<YamlNode> YamlNode::load_all_file(const std::string& path) {
+  return load_all_string(read_file_or_throw(path), path);
+}
+
+int YamlNode::line() const {
+  const YAML::Mark m = node_.Mark();
+  return m.line >= 0 ? m.line + 1 : 0;
+}
+
+InputLocation YamlNode::where() const {
+  const YAML::Mark m = node_.Mark();
+  const bool known = m.line >= 0 && !(m.line == 0 && m.column == 0 && m.pos == 0 && path_.empty());
+  InputLocation loc{*file_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
+  if (m.line < 0) loc.file = *file_ + " (value from --set)";
+  return loc;
+}
+
+void YamlNode::fail(const std::string& message) const {
+  throw InputError(InputErrorKind::kInvalid, where(), message);
+}
+
+std::string YamlNode::str() const {
+  if (is_null()) fail("a value is required here");
+  if (!node_.IsScalar()) fail(is_map() ? "expected a single value, found a mapping"
+                                       : "expected a single value, found a list");
+  return node_.Scalar();
+}
+
+std::int64_t YamlNode::integer(std::int64_t min, std::int64_t max) const {
+  const std::string s = str();
+  std::int64_t v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stoll(s, &used, 10);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) fail(fmt::format("'{}' is not a whole number", s));
+  if (v < min || v > max) {
+    if (max == INT64_MAX) fail(fmt::format("{} is out of range: it must be at least {}", v, min));
+    fail(fmt::format("{} is out of range: it must be between {} and {}", v, min, max));
+  }
+  return v;
+}
+
+double YamlNode::number(double min, double max) const {
+  const std::string s = str();
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v)) fail(fmt::format("'{}' is not a number", s));
+  if (v < min || v > max) {
+    if (max >= 1e300) fail(fmt::format("{} is out of range: it must be at least {}", s, min));
+    fail(fmt::format("{} is out of range: it must be between {} and {}", s, min, max));
+  }
+  return v;
+}
+
+bool YamlNode::boolean() const {
+  const std::string s = str();
+  if (s == "true" || s == "True" || s == "yes") return true;
+  if (s == "false" || s == "False" || s == "no") return false;
+  fail(fmt::format("'{}' is not true or false", s));
+}
+
+std::int64_t YamlNode::quantity(int scale) const {
+  const std::string s = str();
+  auto r = parse_quantity_scaled(s, scale);
+  if (!r) fail(r.error());
+  return *r;
+}
+
+SimDuration YamlNode::duration() const {
+  auto r = parse_duration(str());
+  if (!r) fail(r.error());
+  return *r;
+}
+
+YamlNode YamlNode::child(const YAML::Node& n, const std::string& key_or_index) const {
+  std::string p = path_;
+  if (!key_or_index.empty() && key_or_index.front() == '[') {
+    p += key_or_index;
+  } else {
+    p += path_.empty() ? key_or_index : "." + key_or_index;
+  }
+  return YamlNode(n, file_, p);
+}
+
+std::vector<YamlNode> YamlNode::seq() const {
+  std::vector<YamlNode> out;
+  if (is_null()) return out;
+  if (!node_.IsSequence()) fail("expected a list");
+  std::size_t i = 0;
+  for (const auto& item : node_) out.push_back(child(item, fmt::format("[{}]", i++)));
+  return out;
+}
+
+MapReader YamlNode::map() const {
+  if (!node_.IsMap()) {
+    if (is_null()) fail("expected a mapping, found nothing");
+    fail(node_.IsSequence() ? "expected a mapping, found a list"
+                            : fmt::format("expected a mapping, found '{}'", node_.Scalar()));
+  }
+  return MapReader(*this);
+}
+
+std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
+  std::vector<std::pair<std::string, YamlNode>> out;
+  if (is_null()) return out;
+  if (!node_.IsMap()) fail("expected a mapping");
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) YamlNode(kv.first, file_, path_).fail("keys must be plain strings");
+    const std::string key = kv.first.Scalar();
+    out.emplace_back(key, child(kv.second, key));
+  }
+  return out;
+}
+
+MapReader::MapReader(YamlNode node) : node_(std::move(node)) {}
+
+bool MapReader::has(const std::string& key) const {
+  const auto& raw = node_.raw();
+  for (const auto& kv : raw) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
+  }
+  return false;
+}
+
+std::optional<YamlNode> MapReader::opt(const std::string& key) {
+  seen_.insert(key);
+  for (const auto& kv : node_.raw()) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      if (kv.second.IsNull()) return std::nullopt;
+      return node_.child(kv.second, key);
+    }
+  }
+  return std::nullopt;
+}
+
+YamlNode MapReader::req(const std::string& key) {
+  auto v = opt(key);
+  if (!v) node_.fail(fmt::format("missing required field '{}'", key));
+  return *v;
+}
+
+std::string MapReader::str_or(const std::string& key, std::string dflt) {
+  auto v = opt(key);
+  return v ? v->str() : std::move(dflt);
+}
+std::int64_t MapReader::int_or(const std::string& key, std::int64_t dflt, std::int64_t min,
+                               std::int64_t max) {
+  auto v = opt(key);
+  return v ? v->integer(min, max) : dflt;
+}
+double MapReader::num_or(const std::string& key, double dflt, double min, double max) {
+  auto v = opt(key);
+  return v ? v->number(min, max) : dflt;
+}
+bool MapReader::bool_or(const std::string& key, bool dflt) {
+  auto v = opt(key);
+  return v ? v->boolean() : dflt;
+}
+SimDuration MapReader::duration_or(const std::string& key, SimDuration dflt) {
+  auto v = opt(key);
+  return v ? v->duration() : dflt;
+}
+
+void MapReader::finish() const {
+  std::vector<std::string> known(seen_.begin(), seen_.end());
+  for (const auto& kv : node_.raw()) {
+    if (!kv.first.IsScalar()) YamlNode(kv.first, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
+    const std::string key = kv.first.Scalar();
+    if (seen_.count(key)) continue;
+    YamlNode at = node_.child(kv.first, key);
+    at.fail(fmt::format("unknown field '{}'{}", key, did_you_mean(key, known)));
+  }
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                                     std::tolower(static_cast<unsigned char>(b[j - 1]))
+                                                 ? 0
+                                                 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(std::string_view word,
+                                       const std::vector<std::string>& candidates) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    const bool prefix = c.size() > word.size() && word.size() >= 2 &&
+                        std::equal(word.begin(), word.end(), c.begin(), [](char x, char y) {
+                          return std::tolower(static_cast<unsigned char>(x)) ==
+                                 std::tolower(static_cast<unsigned char>(y));
+                        });
+    if (prefix) d = std::min<std::size_t>(d, 1);
+    const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+    if (d <= limit) scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    if (out.size() == 2) break;
+  }
+  return out;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  auto c = closest_names(word, candidates);
+  if (c.empty()) return "";
+  if (c.size() == 1) return fmt::format(" (did you mean '{}'?)", c[0]);
+  return fmt::format(" (did you mean '{}' or '{}'?)", c[0], c[1]);
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const InputLocation where{"--set", 0, 0, assignment};
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError(InputErrorKind::kInvalid, where, "expected key=value, e.g. seed=7");
+  }
+  const std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  YAML::Node parsed;
+  try {
+    parsed = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw InputError(InputErrorKind::kInvalid, where, "the value is not valid YAML: " + e.msg);
+  }
+  // Tokenise: a.b[2].c
+  std::vector<std::string> parts;
+  std::string cur;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (c == '.') {
+      if (!cur.empty()) parts.push_back(cur);
+      cur.clear();
+    } else if (c == '[') {
+      if (!cur.empty()) parts.push_back(cur);
+      cur = "[";
+    } else if (c == ']') {
+      cur += ']';
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  if (parts.empty()) throw InputError(InputErrorKind::kInvalid, where, "empty key");
+
+  // Walk with node identity (yaml-cpp's operator= on Node assigns content, so keep handles).
+  YAML::Node node = root;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    if (part.front() == '[') {
+      if (!node.IsSequence()) {
+        throw InputError(InputErrorKind::kInvalid, where,
+                         fmt::format("'{}' indexes something that is not a list", part));
+      }
+      std::size_t idx = 0;
+      try {
+        idx = std::stoul(part.substr(1, part.size() - 2));
+      } catch (...) {
+        throw InputError(InputErrorKind::kInvalid, where, fmt::format("bad index '{}'", part));
+      }
+      if (idx >= node.size()) {
+        throw InputError(InputErrorKind::kInvalid, where,
+                         fmt::format("index {} is past the end of a list of {}", idx, node.size()));
+      }
+      if (last) {
+        node[idx] = parsed;
+        return;
+      }
+      node.reset(node[idx]);
+      continue;
+    }
+    if (node.IsSequence()) {  // select the element named `part`
+      YAML::Node found;
+      std::vector<std::string> names;
+      for (auto el : node) {
+        if (el.IsMap() && el["name"] && el["name"].IsScalar()) {
+          names.push_back(el["name"].Scalar());
+          if (el["name"].Scalar() == part) found.reset(el);
+        }
+      }
+      if (!found) {
+        throw InputError(InputErrorKind::kInvalid, where,
+                         fmt::format("no list element is named '{}'{}", part, did_you_mean(part, names)));
+      }
+      if (last) {
+        throw InputError(InputErrorKind::kInvalid, where, "a whole list element cannot be replaced by name; set one of its fields");
+      }
+      node.reset(found);
+      continue;
+    }
+    if (node.IsScalar()) {
+      throw InputError(InputErrorKind::kInvalid, where,
+                       fmt::format("'{}' is inside a single value, not a mapping", part));
+    }
+    if (last) {
+      node[part] = parsed;
+      return;
+    }
+    YAML::Node next = node[part];
+    if (!next.IsDefined() || next.IsNull()) {
+      node[part] = YAML::Node(YAML::NodeType::Map);
+      next = node[part];
+    }
+    node.reset(next);
+  }
+}
+
+}  // namespace capsim

@@ -1,0 +1,110 @@
+// Strict, located access to YAML documents. Every value read through YamlNode knows its file,
+// line, column and field path, so any error reads "scenario.yaml:12:7: cluster.pools[1].gpu.model:
+// unknown GPU model 'A100' (did you mean A100-80GB?)". MapReader remembers which keys were read;
+// finish() rejects the rest as unknown fields, with a suggestion when one is close. yaml-cpp
+// exceptions never escape: they become InputError.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/input_error.hpp"
+#include "sim/time.hpp"
+
+namespace capsim {
+
+class MapReader;
+
+class YamlNode {
+ public:
+  YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+
+  // Whole files. A missing or unreadable file is InputErrorKind::kMissing; a syntax error kInvalid.
+  static YamlNode load_file(const std::string& path);
+  static std::vector<YamlNode> load_all_file(const std::string& path);  // multi-document
+  static YamlNode load_string(const std::string& text, const std::string& name);
+  static std::vector<YamlNode> load_all_string(const std::string& text, const std::string& name);
+
+  bool is_map() const { return node_.IsMap(); }
+  bool is_seq() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
+
+  const std::string& file() const { return *file_; }
+  const std::string& path() const { return path_; }
+  int line() const;  // 1-based, 0 when unknown (a value set from the command line)
+  InputLocation where() const;
+  [[noreturn]] void fail(const std::string& message) const;
+
+  // Scalars. Each fails with a message naming the expected form.
+  std::string str() const;
+  std::int64_t integer(std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX) const;
+  double number(double min = -1e300, double max = 1e300) const;
+  bool boolean() const;
+  // A Kubernetes quantity scaled by 10^scale (0: units/bytes, 3: millicores); >= 0.
+  std::int64_t quantity(int scale = 0) const;
+  SimDuration duration() const;
+
+  // Containers.
+  std::vector<YamlNode> seq() const;  // fails unless a sequence (null gives an empty list)
+  MapReader map() const;              // fails unless a mapping
+  std::vector<std::pair<std::string, YamlNode>> entries() const;  // mapping entries in order
+
+  const YAML::Node& raw() const { return node_; }
+  std::shared_ptr<const std::string> file_ptr() const { return file_; }
+  YamlNode child(const YAML::Node& n, const std::string& key_or_index) const;
+
+ private:
+  YAML::Node node_;
+  std::shared_ptr<const std::string> file_;
+  std::string path_;
+};
+
+class MapReader {
+ public:
+  explicit MapReader(YamlNode node);
+
+  std::optional<YamlNode> opt(const std::string& key);
+  YamlNode req(const std::string& key);
+  bool has(const std::string& key) const;
+  // Marks a key as understood without reading it.
+  void ignore(const std::string& key) { seen_.insert(key); }
+  const YamlNode& node() const { return node_; }
+
+  // Convenience readers with defaults.
+  std::string str_or(const std::string& key, std::string dflt);
+  std::int64_t int_or(const std::string& key, std::int64_t dflt, std::int64_t min = INT64_MIN,
+                      std::int64_t max = INT64_MAX);
+  double num_or(const std::string& key, double dflt, double min = -1e300, double max = 1e300);
+  bool bool_or(const std::string& key, bool dflt);
+  SimDuration duration_or(const std::string& key, SimDuration dflt);
+
+  // Fails on the first key that was neither read nor ignored: "unknown field 'cpus' (did you
+  // mean 'cpu'?)".
+  void finish() const;
+
+ private:
+  YamlNode node_;
+  std::set<std::string> seen_;
+};
+
+// The closest candidates to `word` by edit distance (at most 2 suggestions, distance <= 3 or a
+// case-insensitive match), for "did you mean" hints.
+std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates);
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Applies "a.b[2].c=value" or "cluster.pools.b200.count=4" to a YAML tree: dotted keys, [index]
+// into sequences, and a bare name selects the sequence element whose `name` field equals it. The
+// value is parsed as YAML (numbers stay numbers). Throws InputError naming the option on a path
+// that does not resolve.
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+}  // namespace capsim

@@ -1,0 +1,105 @@
+// A pod: its spec (what the workload says: requests, placement constraints, priority, timing,
+// actual usage) and its run-time state (phase, node, devices, attempts, times). Pods are
+// addressed by dense PodId indices into the World's pod table; the Job/gang a pod belongs to is
+// an index too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/labels.hpp"
+#include "sim/node.hpp"
+#include "sim/resources.hpp"
+#include "sim/time.hpp"
+
+namespace capsim {
+
+using PodId = std::uint32_t;
+inline constexpr PodId kNoPod = 0xffffffffu;
+using JobId = std::uint32_t;
+inline constexpr JobId kNoJob = 0xffffffffu;
+
+enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
+
+// What happens to a pod that is preempted or killed: a Job's controller recreates it (kRequeue),
+// a bare pod is gone (kNever).
+enum class RestartPolicy : std::uint8_t { kNever, kOnFailure, kAlways };
+
+struct PodSpec {
+  std::string name;
+  std::string namespace_ = "default";
+  JobId job = kNoJob;
+  std::string queue;  // tenant / queue name used for reporting
+  std::string priority_class;
+  std::int32_t priority = 0;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+  // Whether a preempted pod comes back (a Job recreates it) or ends as preempted.
+  bool requeue_on_preemption = true;
+  RestartPolicy restart_policy = RestartPolicy::kNever;
+  std::int32_t max_restarts = 6;  // backoffLimit for OOM/failure restarts
+
+  ResourceList requests;  // cpu (milli), memory (bytes), nvidia.com/gpu, other extended
+  // Device request, derived from `requests` and the workload: whole GPUs, or a share of one.
+  std::int32_t gpu_count = 0;    // whole GPUs
+  std::int32_t gpu_milli = 0;    // per-GPU share in 1/1000 (1000 = whole)
+  std::vector<GpuModelId> gpu_models;  // allowed models; empty = any
+
+  LabelSet labels;
+  LabelSet node_selector;
+  NodeAffinity affinity;
+  std::vector<Toleration> tolerations;
+
+  SimTime arrival = 0;
+  SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)
+  SimDuration termination_grace = 30 * kSecond;
+  // Actual use, which the scheduler does not see.
+  double gpu_util = 1.0;             // busy fraction of its GPUs while running
+  std::int64_t gpu_memory_used = 0;  // bytes per GPU; 0 = unknown (taken as the request)
+  bool fails = false;                // the trace says the pod failed at the end of its run
+
+  std::string source;  // "file:line" it came from
+};
+
+enum class PodPhase : std::uint8_t {
+  kNotArrived,
+  kPending,
+  kRunning,
+  kTerminating,  // evicted, in its grace period; still holds its resources
+  // terminal states
+  kSucceeded,
+  kFailed,
+  kOomKilled,
+  kPreempted,
+  kUnschedulable,
+};
+
+inline bool is_terminal(PodPhase p) { return p >= PodPhase::kSucceeded; }
+
+// The end-of-run state names used in reports (pod.status) and the conservation check.
+std::string_view final_status_name(PodPhase p);
+
+struct PodState {
+  PodPhase phase = PodPhase::kNotArrived;
+  NodeId node = kNoNode;
+  std::vector<std::uint16_t> gpus;  // device indices on `node`
+  SimTime submit = -1;              // first arrival
+  SimTime pending_since = -1;       // start of the current wait
+  SimTime first_start = -1;
+  SimTime start = -1;               // start of the current attempt
+  SimTime end = -1;                 // terminal time
+  SimDuration waited = 0;           // total time pending, over all attempts
+  std::int32_t attempts = 0;        // scheduling attempts that failed or succeeded
+  std::int32_t runs = 0;            // times it started running
+  std::int32_t restarts = 0;        // restarts after preemption, OOM or failure
+  // Progress: work left (reference-GPU microseconds) as of `progress_at`, at `rate`.
+  SimDuration work_left = 0;
+  SimTime progress_at = 0;
+  double rate = 1.0;
+  std::uint64_t finish_version = 0;  // completion events carry it; stale ones are ignored
+  NodeId nominated_node = kNoNode;
+  std::uint32_t last_reason = 0;  // interned message of the last failed attempt (0 = none)
+};
+
+}  // namespace capsim

@@ -1,0 +1,86 @@
+// What a run reports, and the interface it reports through. The Simulation calls a Recorder as
+// things happen (events, samples) and once at the end (pods, summary); reports/ implements it on
+// SQLite, tests implement it in memory. A Recorder never influences the run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/time.hpp"
+#include "sim/world.hpp"
+
+namespace capsim {
+
+struct RunInfo {
+  std::string scenario;         // scenario name
+  std::string scenario_path;
+  std::string scenario_sha256;  // of the scenario file's bytes (and --set overrides)
+  std::uint64_t seed = 0;
+  std::string profile;          // scheduler profile used
+  std::string capsim_version;
+  std::string status = "running";  // running | complete | failed
+  double sim_seconds = 0;
+  double wall_seconds = 0;
+  std::string overrides;        // --set assignments, one per line
+};
+
+struct EventRecord {
+  SimTime time = 0;
+  std::string_view kind;  // arrive, start, complete, fail, unschedulable, pending, preempt, ...
+  PodId pod = kNoPod;
+  NodeId node = kNoNode;
+  std::string detail;
+};
+
+struct SampleRecord {
+  SimTime time = 0;
+  double gpus_total = 0;
+  double gpus_allocated = 0;
+  double gpus_busy = 0;
+  double gpu_memory_allocated_mib = 0;
+  double gpu_memory_used_mib = 0;
+  std::int64_t pods_running = 0;
+  std::int64_t pods_pending = 0;
+  double fragmented_gpus = 0;
+  double power_w = 0;
+  double cost_per_hour = 0;
+};
+
+// Per-pod result row (design.md §4 `pod` table).
+struct PodRecord {
+  PodId pod = kNoPod;
+  std::string status;  // completed, failed, oom_killed, preempted, unschedulable, pending, running
+  SimTime submit = -1, start = -1, end = -1;
+  std::string node;
+  std::string devices;
+  double gpu_request = 0;  // GPUs (fractional for shares)
+  std::int32_t attempts = 0;
+  double wait_s = 0;
+};
+
+using Summary = std::vector<std::pair<std::string, double>>;
+
+class Recorder {
+ public:
+  virtual ~Recorder() = default;
+  virtual void begin_run(const RunInfo& info, const World& world) = 0;
+  virtual void record_event(const EventRecord& e) = 0;
+  virtual void record_sample(const SampleRecord& s) = 0;
+  // Called once, after the last event: the pod table, the summary, and the final run row.
+  virtual void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
+                       const Summary& summary) = 0;
+};
+
+// Discards everything (benchmarks, `--dry-run`).
+class NullRecorder final : public Recorder {
+ public:
+  void begin_run(const RunInfo&, const World&) override {}
+  void record_event(const EventRecord&) override {}
+  void record_sample(const SampleRecord&) override {}
+  void end_run(const RunInfo&, const std::vector<PodRecord>&, const Summary&) override {}
+};
+
+}  // namespace capsim

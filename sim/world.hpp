@@ -1,0 +1,61 @@
+// The World is everything a run is about, fixed before the run starts: interned names, the GPU
+// models in use, node and pod specs, jobs and priority classes. The loaders in tools/ build it
+// from a scenario; the Simulation reads it and appends the pods that Job controllers create.
+// Run-time state lives in Cluster.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/labels.hpp"
+#include "sim/node.hpp"
+#include "sim/pod.hpp"
+#include "sim/resources.hpp"
+
+namespace capsim {
+
+// The slice of a catalog GPU model the core needs (the full catalog lives in models/).
+struct GpuModelInfo {
+  std::string name;
+  std::int64_t memory_bytes = 0;
+  std::int32_t sms = 0;
+  double tdp_w = 0;
+  double idle_w = 0;
+  double price_per_hour = 0;  // USD per GPU-hour
+  double relative_speed = 1.0;
+};
+
+struct PriorityClassInfo {
+  std::string name;
+  std::int32_t value = 0;
+  bool global_default = false;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+};
+
+// A Job in the batch/v1 sense: `completions` pods must succeed, at most `parallelism` run at
+// once. Pods of a job are created by the simulation's job controller as earlier ones finish.
+struct JobSpec {
+  std::string name;
+  std::string queue;
+  SimTime arrival = 0;
+  std::int32_t parallelism = 1;
+  std::int32_t completions = 1;
+  PodSpec pod_template;  // name is the prefix; arrival is ignored
+  std::string source;
+};
+
+struct World {
+  StringPool strings;
+  ResourceNames resources;
+  std::vector<GpuModelInfo> gpu_models;
+  std::vector<NodeSpec> nodes;
+  std::vector<PodSpec> pods;  // arrival order is not required; the simulation sorts arrivals
+  std::vector<JobSpec> jobs;
+  std::vector<PriorityClassInfo> priority_classes;
+  std::string currency = "USD";
+
+  Sym empty_sym() { return strings.intern(""); }
+};
+
+}  // namespace capsim
