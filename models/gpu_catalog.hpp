@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/result.hpp"
@@ -32,15 +33,18 @@ struct MigProfile {
   std::int64_t memory_mib = 0;       // as nvidia-smi mig -lgip reports
   std::int32_t sms = 0;              // multiprocessors in the instance
   std::vector<std::int32_t> start_slots;
-  std::int32_t max_instances = 0;    // per GPU
-  bool media_extensions = false;     // "+me": at most one per GPU
-  std::string confidence;            // [V], [S], [U], [D] from the fact sheet
+  std::int32_t max_instances = 0;  // per GPU
+  bool media_extensions = false;   // "+me": at most one per GPU
+  std::string confidence;          // [V], [S], [U], [D] from the fact sheet
 };
 
 // A named MIG layout (mig-parted config entry) such as all-balanced: profile name -> count.
+// Profile names are canonical (aliases are resolved when the catalog is loaded).
 struct MigLayoutPreset {
   std::string name;
   std::vector<std::pair<std::string, std::int32_t>> devices;
+  bool mig_enabled = true;  // false only for "all-disabled": the GPU is used whole
+  bool generated = false;   // made by the loader (all-<profile>, all-enabled, all-disabled)
 };
 
 struct GpuModel {
@@ -49,23 +53,27 @@ struct GpuModel {
   std::string architecture;          // "Ampere", "Hopper", "Blackwell"
   std::string compute_capability;    // "8.0"
   std::vector<std::string> pci_device_ids;  // "0x20B2"
-  std::int64_t memory_mib = 0;       // framebuffer usable by applications
+  std::int64_t memory_mib = 0;              // framebuffer usable by applications
   std::int32_t sms = 0;
   double tdp_w = 0;
   double idle_w = 0;
-  double price_per_hour = 0;         // USD per GPU-hour, default (volatile: override it)
+  double price_per_hour = 0;  // USD per GPU-hour, default (volatile: override it)
   double fp16_dense_tflops = 0;
   double memory_bandwidth_gbs = 0;
   // Throughput relative to the reference GPU (A100-80GB = 1.0) used to scale job durations
   // given for the reference device.
   double relative_speed = 1.0;
-  bool trace_model = false;          // a model that exists only in a trace (Alibaba "G2")
+  bool trace_model = false;  // a model that exists only in a trace (Alibaba "G2")
   // MIG geometry; empty profiles: MIG not supported.
   std::int32_t mig_memory_slots = 0;   // 8 on the 7-GI parts
   std::int32_t mig_compute_slots = 0;  // 7 on the 7-GI parts
   std::int32_t mig_max_instances = 0;
   std::vector<MigProfile> mig_profiles;
   std::vector<MigLayoutPreset> mig_presets;  // all-balanced and friends
+  // Confidence tag per value group ("identity", "memory", "sms", "power", "price",
+  // "performance"): "[V]", "[S]", "[U]" or "[D]", optionally followed by a short note.
+  std::map<std::string, std::string> confidence;
+  std::string notes;   // free text shown by `capsim catalog MODEL`
   std::string source;  // "file:line" of the definition
 
   bool mig_capable() const { return !mig_profiles.empty(); }
@@ -81,6 +89,10 @@ class GpuCatalog {
   // Parses a catalog document ("models:" list) and appends or overrides models. Models with a
   // name already present replace its fields that the document sets (so a scenario can change a
   // price without restating the MIG table). Throws InputError with file:line:field on bad data.
+  // Matching of names, aliases and MIG profile names is case-insensitive. An entry with a new
+  // name and `base: MODEL` starts as a copy of MODEL without its aliases and PCI IDs. After each
+  // entry the loader regenerates the model's all-<profile>, all-enabled and all-disabled presets
+  // (explicit presets of the same name win). On error the catalog is left unchanged.
   void merge_yaml(const YamlNode& doc);
 
   const GpuModel* find(std::string_view name_or_alias) const;
@@ -91,7 +103,10 @@ class GpuCatalog {
   std::vector<std::string> suggestions(std::string_view name) const;
 
  private:
+  void rebuild_index();
+
   std::vector<GpuModel> models_;
+  std::map<std::string, std::size_t> index_;  // lower-cased name or alias -> position
 };
 
 }  // namespace capsim

@@ -1,9 +1,10 @@
 #include "models/yaml_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
@@ -72,11 +73,18 @@ int YamlNode::line() const {
 }
 
 InputLocation YamlNode::where() const {
+  if (overrides_) {
+    // A value that came from the command line: point at the option, not at the file.
+    for (const auto& [path, assignment] : *overrides_) {
+      const bool under = path_ == path ||
+                         (path_.size() > path.size() && path_.compare(0, path.size(), path) == 0 &&
+                          (path_[path.size()] == '.' || path_[path.size()] == '['));
+      if (under) return InputLocation{"--set " + assignment, 0, 0, path_};
+    }
+  }
   const YAML::Mark m = node_.Mark();
-  const bool known = m.line >= 0 && !(m.line == 0 && m.column == 0 && m.pos == 0 && path_.empty());
-  InputLocation loc{*file_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
-  if (m.line < 0) loc.file = *file_ + " (value from --set)";
-  return loc;
+  const bool known = m.line >= 0;
+  return InputLocation{*file_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
 }
 
 void YamlNode::fail(const std::string& message) const {
@@ -85,8 +93,9 @@ void YamlNode::fail(const std::string& message) const {
 
 std::string YamlNode::str() const {
   if (is_null()) fail("a value is required here");
-  if (!node_.IsScalar()) fail(is_map() ? "expected a single value, found a mapping"
-                                       : "expected a single value, found a list");
+  if (!node_.IsScalar())
+    fail(is_map() ? "expected a single value, found a mapping"
+                  : "expected a single value, found a list");
   return node_.Scalar();
 }
 
@@ -116,7 +125,8 @@ double YamlNode::number(double min, double max) const {
   } catch (...) {
     used = 0;
   }
-  if (used == 0 || used != s.size() || !std::isfinite(v)) fail(fmt::format("'{}' is not a number", s));
+  if (used == 0 || used != s.size() || !std::isfinite(v))
+    fail(fmt::format("'{}' is not a number", s));
   if (v < min || v > max) {
     if (max >= 1e300) fail(fmt::format("{} is out of range: it must be at least {}", s, min));
     fail(fmt::format("{} is out of range: it must be between {} and {}", s, min, max));
@@ -151,7 +161,15 @@ YamlNode YamlNode::child(const YAML::Node& n, const std::string& key_or_index) c
   } else {
     p += path_.empty() ? key_or_index : "." + key_or_index;
   }
-  return YamlNode(n, file_, p);
+  YamlNode c(n, file_, p);
+  c.overrides_ = overrides_;
+  return c;
+}
+
+YamlNode YamlNode::with_overrides(std::shared_ptr<const Overrides> overrides) const {
+  YamlNode c = *this;
+  c.overrides_ = std::move(overrides);
+  return c;
 }
 
 std::vector<YamlNode> YamlNode::seq() const {
@@ -159,7 +177,8 @@ std::vector<YamlNode> YamlNode::seq() const {
   if (is_null()) return out;
   if (!node_.IsSequence()) fail("expected a list");
   std::size_t i = 0;
-  for (const auto& item : node_) out.push_back(child(item, fmt::format("[{}]", i++)));
+  for (const auto& item : node_)
+    out.push_back(child(item, fmt::format("[{}]", i++)));
   return out;
 }
 
@@ -236,7 +255,8 @@ SimDuration MapReader::duration_or(const std::string& key, SimDuration dflt) {
 void MapReader::finish() const {
   std::vector<std::string> known(seen_.begin(), seen_.end());
   for (const auto& kv : node_.raw()) {
-    if (!kv.first.IsScalar()) YamlNode(kv.first, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
+    if (!kv.first.IsScalar())
+      YamlNode(kv.first, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
     const std::string key = kv.first.Scalar();
     if (seen_.count(key)) continue;
     YamlNode at = node_.child(kv.first, key);
@@ -248,14 +268,16 @@ namespace {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                                                     std::tolower(static_cast<unsigned char>(b[j - 1]))
-                                                 ? 0
-                                                 : 1);
+      const std::size_t sub =
+          prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                 std::tolower(static_cast<unsigned char>(b[j - 1]))
+                             ? 0
+                             : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
     }
     std::swap(prev, cur);
@@ -296,7 +318,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return fmt::format(" (did you mean '{}' or '{}'?)", c[0], c[1]);
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment) {
+std::string apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   const InputLocation where{"--set", 0, 0, assignment};
   if (eq == std::string::npos || eq == 0) {
@@ -334,6 +356,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 
   // Walk with node identity (yaml-cpp's operator= on Node assigns content, so keep handles).
   YAML::Node node = root;
+  std::string resolved;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
     const bool last = i + 1 == parts.size();
@@ -352,29 +375,44 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
         throw InputError(InputErrorKind::kInvalid, where,
                          fmt::format("index {} is past the end of a list of {}", idx, node.size()));
       }
+      resolved += fmt::format("[{}]", idx);
       if (last) {
         node[idx] = parsed;
-        return;
+        return resolved;
       }
       node.reset(node[idx]);
       continue;
     }
     if (node.IsSequence()) {  // select the element named `part`
       YAML::Node found;
+      bool have = false;
       std::vector<std::string> names;
-      for (auto el : node) {
-        if (el.IsMap() && el["name"] && el["name"].IsScalar()) {
-          names.push_back(el["name"].Scalar());
-          if (el["name"].Scalar() == part) found.reset(el);
+      for (std::size_t k = 0; k < node.size(); ++k) {
+        const YAML::Node el = node[k];
+        if (!el.IsMap()) continue;
+        const YAML::Node name = el["name"];
+        if (name && name.IsScalar()) {
+          names.push_back(name.Scalar());
+          if (!have && name.Scalar() == part) {
+            found.reset(el);
+            have = true;
+          }
         }
       }
-      if (!found) {
-        throw InputError(InputErrorKind::kInvalid, where,
-                         fmt::format("no list element is named '{}'{}", part, did_you_mean(part, names)));
+      if (!have) {
+        throw InputError(
+            InputErrorKind::kInvalid, where,
+            fmt::format("no list element is named '{}'{}", part, did_you_mean(part, names)));
       }
       if (last) {
-        throw InputError(InputErrorKind::kInvalid, where, "a whole list element cannot be replaced by name; set one of its fields");
+        throw InputError(InputErrorKind::kInvalid, where,
+                         "a whole list element cannot be replaced by name; set one of its fields");
       }
+      std::size_t index = 0;
+      for (std::size_t k = 0; k < node.size(); ++k) {
+        if (node[k].is(found)) index = k;
+      }
+      resolved += fmt::format("[{}]", index);
       node.reset(found);
       continue;
     }
@@ -382,9 +420,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
       throw InputError(InputErrorKind::kInvalid, where,
                        fmt::format("'{}' is inside a single value, not a mapping", part));
     }
+    resolved += resolved.empty() ? part : "." + part;
     if (last) {
       node[part] = parsed;
-      return;
+      return resolved;
     }
     YAML::Node next = node[part];
     if (!next.IsDefined() || next.IsNull()) {
@@ -393,6 +432,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     }
     node.reset(next);
   }
+  return resolved;
 }
 
 }  // namespace capsim

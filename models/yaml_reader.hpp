@@ -5,6 +5,8 @@
 // exceptions never escape: they become InputError.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,8 +15,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "sim/input_error.hpp"
 #include "sim/time.hpp"
@@ -58,6 +58,11 @@ class YamlNode {
   MapReader map() const;              // fails unless a mapping
   std::vector<std::pair<std::string, YamlNode>> entries() const;  // mapping entries in order
 
+  // (resolved field path, "key=value") pairs of --set options; values under those paths
+  // report the option as their location.
+  using Overrides = std::vector<std::pair<std::string, std::string>>;
+  YamlNode with_overrides(std::shared_ptr<const Overrides> overrides) const;
+
   const YAML::Node& raw() const { return node_; }
   std::shared_ptr<const std::string> file_ptr() const { return file_; }
   YamlNode child(const YAML::Node& n, const std::string& key_or_index) const;
@@ -66,6 +71,7 @@ class YamlNode {
   YAML::Node node_;
   std::shared_ptr<const std::string> file_;
   std::string path_;
+  std::shared_ptr<const Overrides> overrides_;
 };
 
 class MapReader {
@@ -98,13 +104,15 @@ class MapReader {
 
 // The closest candidates to `word` by edit distance (at most 2 suggestions, distance <= 3 or a
 // case-insensitive match), for "did you mean" hints.
-std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates);
+std::vector<std::string> closest_names(std::string_view word,
+                                       const std::vector<std::string>& candidates);
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 // Applies "a.b[2].c=value" or "cluster.pools.b200.count=4" to a YAML tree: dotted keys, [index]
 // into sequences, and a bare name selects the sequence element whose `name` field equals it. The
-// value is parsed as YAML (numbers stay numbers). Throws InputError naming the option on a path
-// that does not resolve.
-void apply_override(YAML::Node& root, const std::string& assignment);
+// value is parsed as YAML (numbers stay numbers). Returns the resolved field path (names
+// replaced by indices, e.g. "cluster.pools[1].count"). Throws InputError naming the option on a
+// path that does not resolve.
+std::string apply_override(YAML::Node& root, const std::string& assignment);
 
 }  // namespace capsim

@@ -27,7 +27,7 @@ struct InvariantContext {
 
 }  // namespace capsim
 
-#define CAPSIM_CHECK(cond, sentence)                                          \
-  do {                                                                        \
+#define CAPSIM_CHECK(cond, sentence)                                                \
+  do {                                                                              \
     if (!(cond)) ::capsim::invariant_failed(#cond, (sentence), __FILE__, __LINE__); \
   } while (false)

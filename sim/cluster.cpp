@@ -1,8 +1,9 @@
 #include "sim/cluster.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "sim/check.hpp"
 
@@ -44,14 +45,17 @@ Cluster::Cluster(World& world) : world_(&world) {
     totals_.cost_per_hour += n.spec->price_per_hour;
     if (n.spec->gpu_model != kNoGpuModel) {
       const GpuModelInfo& m = world.gpu_models[n.spec->gpu_model];
-      totals_.gpu_memory_total_mib += static_cast<double>(m.memory_bytes) / kMiB * n.spec->gpu_count;
+      totals_.gpu_memory_total_mib +=
+          static_cast<double>(m.memory_bytes) / kMiB * n.spec->gpu_count;
       totals_.power_w += m.idle_w * n.spec->gpu_count;
     }
   }
   sync_pod_table();
 }
 
-void Cluster::sync_pod_table() { pods_.resize(world_->pods.size()); }
+void Cluster::sync_pod_table() {
+  pods_.resize(world_->pods.size());
+}
 
 std::int64_t Cluster::gpu_memory_used(PodId pod) const {
   const PodSpec& s = world_->pods[pod];
@@ -108,9 +112,8 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> gpus) 
   n.add_requests(s);
   for (ResourceId r = 0; r < world_->resources.size(); ++r) {
     CAPSIM_CHECK(n.requested[r] <= n.spec->allocatable[r],
-                 fmt::format("node {} would have {} {} requested of {} allocatable",
-                             n.spec->name, n.requested[r], world_->resources.name(r),
-                             n.spec->allocatable[r]));
+                 fmt::format("node {} would have {} {} requested of {} allocatable", n.spec->name,
+                             n.requested[r], world_->resources.name(r), n.spec->allocatable[r]));
   }
   n.pods.push_back(pod);
   ps.node = node;
@@ -154,7 +157,8 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(static_cast<std::int32_t>(ps.gpus.size()) == pod_gpu_devices(s),
                    fmt::format("pod {} holds {} GPUs but asked for {}", s.name, ps.gpus.size(),
                                pod_gpu_devices(s)));
-      for (std::uint16_t g : ps.gpus) milli[g] += pod_milli_per_gpu(s);
+      for (std::uint16_t g : ps.gpus)
+        milli[g] += pod_milli_per_gpu(s);
     }
     for (ResourceId r = 0; r < world_->resources.size(); ++r) {
       CAPSIM_CHECK(req[r] == n.requested[r],

@@ -39,15 +39,15 @@ struct NodeInfo {
 
 // Cluster-wide totals kept up to date by Cluster (read by samples and metrics).
 struct ClusterTotals {
-  double gpus_total = 0;           // physical GPUs
-  double gpus_allocated = 0;       // sum of milli_used / 1000
-  double gpus_busy = 0;            // sum over GPUs of min(1, util_demand)
+  double gpus_total = 0;      // physical GPUs
+  double gpus_allocated = 0;  // sum of milli_used / 1000
+  double gpus_busy = 0;       // sum over GPUs of min(1, util_demand)
   double gpu_memory_total_mib = 0;
   double gpu_memory_allocated_mib = 0;
   double gpu_memory_used_mib = 0;
-  std::int64_t pods_running = 0;   // running or terminating (holding resources)
-  double power_w = 0;              // idle + (tdp - idle) * busy, per GPU
-  double cost_per_hour = 0;        // every node's price
+  std::int64_t pods_running = 0;  // running or terminating (holding resources)
+  double power_w = 0;             // idle + (tdp - idle) * busy, per GPU
+  double cost_per_hour = 0;       // every node's price
 };
 
 class Cluster {

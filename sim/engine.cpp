@@ -34,7 +34,8 @@ void Engine::run() {
 }
 
 void Engine::run_until(SimTime t) {
-  while (!stopped_ && !queue_.empty() && queue_.top().time <= t) step();
+  while (!stopped_ && !queue_.empty() && queue_.top().time <= t)
+    step();
   if (!stopped_ && t > now_) now_ = t;
 }
 

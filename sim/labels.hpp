@@ -51,8 +51,8 @@ enum class SelectorOp : std::uint8_t { kIn, kNotIn, kExists, kDoesNotExist, kGt,
 struct NodeSelectorRequirement {
   Sym key = kNoSym;
   SelectorOp op = SelectorOp::kIn;
-  std::vector<Sym> values;         // In / NotIn
-  std::int64_t number = 0;         // Gt / Lt
+  std::vector<Sym> values;  // In / NotIn
+  std::int64_t number = 0;  // Gt / Lt
 };
 
 struct NodeSelectorTerm {
@@ -93,7 +93,7 @@ enum class TolerationOp : std::uint8_t { kEqual, kExists };
 struct Toleration {
   Sym key = kNoSym;  // kNoSym: empty key (with Exists, tolerates every taint)
   TolerationOp op = TolerationOp::kEqual;
-  Sym value = kNoSym;  // interned "" when absent
+  Sym value = kNoSym;                 // interned "" when absent
   std::optional<TaintEffect> effect;  // nullopt: every effect
 };
 

@@ -42,8 +42,8 @@ struct PodSpec {
 
   ResourceList requests;  // cpu (milli), memory (bytes), nvidia.com/gpu, other extended
   // Device request, derived from `requests` and the workload: whole GPUs, or a share of one.
-  std::int32_t gpu_count = 0;    // whole GPUs
-  std::int32_t gpu_milli = 0;    // per-GPU share in 1/1000 (1000 = whole)
+  std::int32_t gpu_count = 0;          // whole GPUs
+  std::int32_t gpu_milli = 0;          // per-GPU share in 1/1000 (1000 = whole)
   std::vector<GpuModelId> gpu_models;  // allowed models; empty = any
 
   LabelSet labels;
@@ -75,7 +75,9 @@ enum class PodPhase : std::uint8_t {
   kUnschedulable,
 };
 
-inline bool is_terminal(PodPhase p) { return p >= PodPhase::kSucceeded; }
+inline bool is_terminal(PodPhase p) {
+  return p >= PodPhase::kSucceeded;
+}
 
 // The end-of-run state names used in reports (pod.status) and the conservation check.
 std::string_view final_status_name(PodPhase p);
@@ -87,19 +89,22 @@ struct PodState {
   SimTime submit = -1;              // first arrival
   SimTime pending_since = -1;       // start of the current wait
   SimTime first_start = -1;
-  SimTime start = -1;               // start of the current attempt
-  SimTime end = -1;                 // terminal time
-  SimDuration waited = 0;           // total time pending, over all attempts
-  std::int32_t attempts = 0;        // scheduling attempts that failed or succeeded
-  std::int32_t runs = 0;            // times it started running
-  std::int32_t restarts = 0;        // restarts after preemption, OOM or failure
+  SimTime start = -1;         // start of the current attempt
+  SimTime end = -1;           // terminal time
+  SimDuration waited = 0;     // total time pending, over all attempts
+  std::int32_t attempts = 0;  // scheduling attempts that failed or succeeded
+  std::int32_t runs = 0;      // times it started running
+  std::int32_t restarts = 0;  // restarts after preemption, OOM or failure
   // Progress: work left (reference-GPU microseconds) as of `progress_at`, at `rate`.
   SimDuration work_left = 0;
   SimTime progress_at = 0;
   double rate = 1.0;
   std::uint64_t finish_version = 0;  // completion events carry it; stale ones are ignored
   NodeId nominated_node = kNoNode;
-  std::uint32_t last_reason = 0;  // interned message of the last failed attempt (0 = none)
+  std::uint32_t last_reason = 0;   // interned message of the last failed attempt (0 = none)
+  bool last_unresolvable = false;  // the last failure was unresolvable on every node
+  SimDuration ideal_runtime = 0;   // run time alone on the device it last ran on
+  double gpu_seconds_lost = 0;     // GPU time thrown away by preemption or OOM kills
 };
 
 }  // namespace capsim

@@ -1,7 +1,8 @@
 #include "sim/quantity.hpp"
 
-#include <cctype>
 #include <fmt/format.h>
+
+#include <cctype>
 
 namespace capsim {
 namespace {
@@ -21,8 +22,10 @@ i128 mul_sat(i128 a, i128 b) {
 Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow10,
                                            bool allow_negative) {
   std::string_view s = text;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   if (s.empty()) return make_error("empty quantity");
 
   bool negative = false;
@@ -124,7 +127,8 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
   int e10 = dexp + scale_pow10;
   i128 num = m;
   i128 den = 1;
-  for (; e10 > 0; --e10) num = mul_sat(num, 10);
+  for (; e10 > 0; --e10)
+    num = mul_sat(num, 10);
   for (; e10 < 0; ++e10) {
     den = mul_sat(den, 10);
     if (den >= kLimit * 4) {  // divisor beyond range: the value rounds to 0 or 1

@@ -27,14 +27,17 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 RandomStream::RandomStream(std::uint64_t raw_seed) {
   std::uint64_t st = raw_seed;
-  for (auto& w : s_) w = splitmix64(st);
+  for (auto& w : s_)
+    w = splitmix64(st);
 }
 
 RandomStream::RandomStream(std::uint64_t master_seed, std::string_view purpose)
     : RandomStream(master_seed ^ (fnv1a64(purpose) * 0x9e3779b97f4a7c15ULL)) {}
 
 namespace {
-inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+inline std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 std::uint64_t RandomStream::next_u64() {
@@ -67,7 +70,9 @@ std::uint64_t RandomStream::below(std::uint64_t n) {
   return static_cast<std::uint64_t>(m >> 64);
 }
 
-double RandomStream::exponential(double rate) { return -std::log(uniform_open0()) / rate; }
+double RandomStream::exponential(double rate) {
+  return -std::log(uniform_open0()) / rate;
+}
 
 double RandomStream::normal() {
   if (has_spare_) {
@@ -86,7 +91,9 @@ double RandomStream::normal() {
   return u * f;
 }
 
-double RandomStream::lognormal(double mu, double sigma) { return std::exp(mu + sigma * normal()); }
+double RandomStream::lognormal(double mu, double sigma) {
+  return std::exp(mu + sigma * normal());
+}
 
 double RandomStream::gamma(double shape) {
   CAPSIM_CHECK(shape > 0, "gamma shape must be positive");
@@ -117,7 +124,8 @@ double RandomStream::beta(double a, double b) {
 
 std::size_t RandomStream::discrete(std::span<const double> weights) {
   double total = 0;
-  for (double w : weights) total += w;
+  for (double w : weights)
+    total += w;
   CAPSIM_CHECK(total > 0, "a discrete distribution needs a positive total weight");
   double r = uniform() * total;
   for (std::size_t i = 0; i < weights.size(); ++i) {

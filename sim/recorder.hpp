@@ -15,16 +15,16 @@
 namespace capsim {
 
 struct RunInfo {
-  std::string scenario;         // scenario name
+  std::string scenario;  // scenario name
   std::string scenario_path;
   std::string scenario_sha256;  // of the scenario file's bytes (and --set overrides)
   std::uint64_t seed = 0;
-  std::string profile;          // scheduler profile used
+  std::string profile;  // scheduler profile used
   std::string capsim_version;
   std::string status = "running";  // running | complete | failed
   double sim_seconds = 0;
   double wall_seconds = 0;
-  std::string overrides;        // --set assignments, one per line
+  std::string overrides;  // --set assignments, one per line
 };
 
 struct EventRecord {

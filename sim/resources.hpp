@@ -69,7 +69,8 @@ struct ResourceList {
   }
   void set(ResourceId id, std::int64_t value);
   void add_to(ResourceVec& target, std::int64_t sign = 1) const {
-    for (const auto& [rid, val] : items) target[rid] += sign * val;
+    for (const auto& [rid, val] : items)
+      target[rid] += sign * val;
   }
 };
 

@@ -39,6 +39,8 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 }  // namespace capsim

@@ -1,11 +1,14 @@
 #include "sim/time.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace capsim {
 
-SimDuration from_seconds(double s) { return static_cast<SimDuration>(std::llround(s * kSecond)); }
+SimDuration from_seconds(double s) {
+  return static_cast<SimDuration>(std::llround(s * kSecond));
+}
 
 std::string format_duration(SimDuration d) {
   if (d < 0) return "-" + format_duration(-d);
@@ -33,8 +36,10 @@ namespace capsim {
 
 Result<SimDuration> parse_duration(std::string_view text) {
   std::string_view s = text;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   if (s.empty()) return make_error("empty duration");
   if (s.front() == '-') return make_error(fmt::format("'{}' is negative", text));
   double total_us = 0;
@@ -47,12 +52,14 @@ Result<SimDuration> parse_duration(std::string_view text) {
     }
     s.remove_prefix(static_cast<std::size_t>(p - s.data()));
     std::size_t u = 0;
-    while (u < s.size() && std::isalpha(static_cast<unsigned char>(s[u]))) ++u;
+    while (u < s.size() && std::isalpha(static_cast<unsigned char>(s[u])))
+      ++u;
     std::string_view unit = s.substr(0, u);
     s.remove_prefix(u);
     double scale = 0;
     if (unit.empty()) {
-      if (any || !s.empty()) return make_error(fmt::format("'{}' needs a unit after each number", text));
+      if (any || !s.empty())
+        return make_error(fmt::format("'{}' needs a unit after each number", text));
       scale = kSecond;
     } else if (unit == "d") {
       scale = kDay;
@@ -67,8 +74,8 @@ Result<SimDuration> parse_duration(std::string_view text) {
     } else if (unit == "us") {
       scale = kMicrosecond;
     } else {
-      return make_error(fmt::format("'{}' has an unknown unit '{}' (use d, h, m, s, ms or us)",
-                                    text, unit));
+      return make_error(
+          fmt::format("'{}' has an unknown unit '{}' (use d, h, m, s, ms or us)", text, unit));
     }
     if (!(num >= 0) || num > 1e15) return make_error(fmt::format("'{}' is out of range", text));
     total_us += num * scale;

@@ -20,8 +20,12 @@ inline constexpr SimTime kHour = 60 * kMinute;
 inline constexpr SimTime kDay = 24 * kHour;
 inline constexpr SimTime kEndOfTime = std::numeric_limits<SimTime>::max();
 
-constexpr double to_seconds(SimDuration t) { return static_cast<double>(t) / kSecond; }
-constexpr double to_hours(SimDuration t) { return static_cast<double>(t) / kHour; }
+constexpr double to_seconds(SimDuration t) {
+  return static_cast<double>(t) / kSecond;
+}
+constexpr double to_hours(SimDuration t) {
+  return static_cast<double>(t) / kHour;
+}
 
 // Rounds to the nearest microsecond; callers validate that `s` is finite and in range first.
 SimDuration from_seconds(double s);

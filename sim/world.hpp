@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,18 @@ struct JobSpec {
 };
 
 struct World {
+  World() {
+    (void)strings.intern("");
+    (void)strings.intern("node.kubernetes.io/unschedulable");
+  }
+
   StringPool strings;
   ResourceNames resources;
   std::vector<GpuModelInfo> gpu_models;
   std::vector<NodeSpec> nodes;
-  std::vector<PodSpec> pods;  // arrival order is not required; the simulation sorts arrivals
+  // A deque so that references stay valid while Job controllers append pods during the run.
+  // Arrival order is not required; the simulation sorts arrivals.
+  std::deque<PodSpec> pods;
   std::vector<JobSpec> jobs;
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";

@@ -1,0 +1,465 @@
+#include "models/plugin_registry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "models/plugins/balanced_allocation.hpp"
+#include "models/plugins/default_binder.hpp"
+#include "models/plugins/default_preemption.hpp"
+#include "models/plugins/gpu_devices.hpp"
+#include "models/plugins/node_affinity.hpp"
+#include "models/plugins/node_resources_fit.hpp"
+#include "models/plugins/node_unschedulable.hpp"
+#include "models/plugins/priority_sort.hpp"
+#include "models/plugins/taint_toleration.hpp"
+
+namespace capsim {
+
+namespace {
+
+ResourceId resource_arg(PluginContext& ctx, const YamlNode& n) {
+  const std::string name = n.str();
+  // Resource names in args refer to resources nodes or pods know; the World interned them.
+  auto id = ctx.world.resources.find(name);
+  if (!id) {
+    std::vector<std::string> known;
+    for (ResourceId r = 0; r < ctx.world.resources.size(); ++r)
+      known.push_back(ctx.world.resources.name(r));
+    n.fail(fmt::format("unknown resource '{}'{}", name, did_you_mean(name, known)));
+  }
+  return *id;
+}
+
+std::vector<plugins::ResourceWeight> resource_weights(PluginContext& ctx, const YamlNode& list) {
+  std::vector<plugins::ResourceWeight> out;
+  for (const YamlNode& item : list.seq()) {
+    MapReader m = item.map();
+    plugins::ResourceWeight w;
+    w.resource = resource_arg(ctx, m.req("name"));
+    w.weight = m.int_or("weight", 1, 1, 100);
+    m.finish();
+    out.push_back(w);
+  }
+  if (out.empty()) list.fail("at least one resource is required");
+  return out;
+}
+
+std::unique_ptr<fw::Plugin> make_fit(PluginContext& ctx, const YamlNode* args) {
+  plugins::NodeResourcesFitArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    if (auto ign = m.opt("ignoredResources")) {
+      for (const YamlNode& r : ign->seq()) {
+        auto id = ctx.world.resources.find(r.str());
+        if (id) a.ignored_resources.push_back(*id);
+      }
+    }
+    if (auto groups = m.opt("ignoredResourceGroups")) {
+      for (const YamlNode& g : groups->seq()) {
+        const std::string prefix = g.str() + "/";
+        for (ResourceId r = kFixedResources - 1; r < ctx.world.resources.size(); ++r) {
+          if (ctx.world.resources.name(r).rfind(prefix, 0) == 0) a.ignored_resources.push_back(r);
+        }
+      }
+    }
+    if (auto ss = m.opt("scoringStrategy")) {
+      MapReader s = ss->map();
+      const std::string type = s.str_or("type", "LeastAllocated");
+      if (type == "LeastAllocated") {
+        a.strategy = plugins::ScoringStrategy::kLeastAllocated;
+      } else if (type == "MostAllocated") {
+        a.strategy = plugins::ScoringStrategy::kMostAllocated;
+      } else if (type == "RequestedToCapacityRatio") {
+        a.strategy = plugins::ScoringStrategy::kRequestedToCapacityRatio;
+      } else {
+        s.req("type").fail(fmt::format(
+            "unknown scoring strategy '{}'{}", type,
+            did_you_mean(type, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"})));
+      }
+      if (auto res = s.opt("resources")) a.resources = resource_weights(ctx, *res);
+      if (auto rtcr = s.opt("requestedToCapacityRatio")) {
+        MapReader r = rtcr->map();
+        YamlNode shape = r.req("shape");
+        std::int64_t last = -1;
+        for (const YamlNode& pt : shape.seq()) {
+          MapReader p = pt.map();
+          plugins::UtilizationShapePoint sp;
+          sp.utilization = p.req("utilization").integer(0, 100);
+          sp.score = p.req("score").integer(0, 10);
+          p.finish();
+          if (sp.utilization <= last) pt.fail("utilization values must increase strictly");
+          last = sp.utilization;
+          a.shape.push_back(sp);
+        }
+        r.finish();
+      }
+      s.finish();
+      if (a.strategy == plugins::ScoringStrategy::kRequestedToCapacityRatio && a.shape.empty()) {
+        ss->fail("RequestedToCapacityRatio needs requestedToCapacityRatio.shape");
+      }
+    }
+    m.finish();
+  }
+  return std::make_unique<plugins::NodeResourcesFit>(ctx, std::move(a));
+}
+
+std::unique_ptr<fw::Plugin> make_balanced(PluginContext& ctx, const YamlNode* args) {
+  std::vector<plugins::ResourceWeight> res = {{kCpu, 1}, {kMemory, 1}};
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    if (auto r = m.opt("resources")) res = resource_weights(ctx, *r);
+    m.finish();
+  }
+  return std::make_unique<plugins::BalancedAllocation>(std::move(res));
+}
+
+std::unique_ptr<fw::Plugin> make_preemption(PluginContext& ctx, const YamlNode* args) {
+  plugins::DefaultPreemptionArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    a.min_candidate_nodes_percentage =
+        static_cast<std::int32_t>(m.int_or("minCandidateNodesPercentage", 10, 0, 100));
+    a.min_candidate_nodes_absolute =
+        static_cast<std::int32_t>(m.int_or("minCandidateNodesAbsolute", 100, 0, 1000000));
+    a.random_offset = m.bool_or("randomOffset", false);
+    m.finish();
+  }
+  return std::make_unique<plugins::DefaultPreemption>(ctx, a);
+}
+
+template <typename T>
+PluginFactory no_args() {
+  return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
+    if (args) {
+      MapReader m = args->map();
+      m.ignore("kind");
+      m.ignore("apiVersion");
+      m.finish();
+    }
+    if constexpr (std::is_constructible_v<T, PluginContext&>) {
+      return std::make_unique<T>(ctx);
+    } else {
+      (void)ctx;
+      return std::make_unique<T>();
+    }
+  };
+}
+
+// kube-scheduler's default plugin set restricted to what capsim models, in upstream order, with
+// upstream's default score weights; plus GpuDevices, which stands in for the kubelet device
+// manager's choice of GPUs.
+const std::vector<std::pair<std::string, std::int64_t>>& default_plugins() {
+  static const std::vector<std::pair<std::string, std::int64_t>> d = {
+      {"PrioritySort", 0},      {"NodeUnschedulable", 0},
+      {"TaintToleration", 3},   {"NodeAffinity", 2},
+      {"NodeResourcesFit", 1},  {"GpuDevices", 0},
+      {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
+      {"DefaultBinder", 0},
+  };
+  return d;
+}
+
+}  // namespace
+
+const std::vector<PluginRegistration>& plugin_registry() {
+  static const std::vector<PluginRegistration> r = {
+      {"PrioritySort", no_args<plugins::PrioritySort>()},
+      {"NodeUnschedulable", no_args<plugins::NodeUnschedulable>()},
+      {"TaintToleration", no_args<plugins::TaintToleration>()},
+      {"NodeAffinity", no_args<plugins::NodeAffinityPlugin>()},
+      {"NodeResourcesFit", make_fit},
+      {"NodeResourcesBalancedAllocation", make_balanced},
+      {"GpuDevices", no_args<plugins::GpuDevices>()},
+      {"DefaultPreemption", make_preemption},
+      {"DefaultBinder", no_args<plugins::DefaultBinder>()},
+  };
+  return r;
+}
+
+const std::vector<std::string>& unmodelled_upstream_plugins() {
+  static const std::vector<std::string> u = {
+      "SchedulingGates", "NodeName",         "NodePorts",         "VolumeRestrictions",
+      "EBSLimits",       "GCEPDLimits",      "NodeVolumeLimits",  "AzureDiskLimits",
+      "VolumeBinding",   "VolumeZone",       "PodTopologySpread", "InterPodAffinity",
+      "ImageLocality",   "DynamicResources",
+  };
+  return u;
+}
+
+std::vector<std::string> builtin_profile_names() {
+  return {"default-scheduler", "gpu-binpack", "gpu-spread"};
+}
+
+std::optional<std::string> builtin_profile_yaml(const std::string& name) {
+  if (name == "default-scheduler") return std::string("schedulerName: default-scheduler\n");
+  if (name == "gpu-binpack") {
+    // Pack GPU pods onto the fullest nodes: MostAllocated with nvidia.com/gpu weighted up.
+    return std::string(R"(schedulerName: gpu-binpack
+pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+          - {name: cpu, weight: 1}
+          - {name: memory, weight: 1}
+          - {name: nvidia.com/gpu, weight: 5}
+)");
+  }
+  if (name == "gpu-spread") {
+    return std::string(R"(schedulerName: gpu-spread
+pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: LeastAllocated
+        resources:
+          - {name: cpu, weight: 1}
+          - {name: memory, weight: 1}
+          - {name: nvidia.com/gpu, weight: 5}
+)");
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+enum Point : std::size_t {
+  kQueueSort,
+  kPreFilter,
+  kFilter,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kReserve,
+  kBind,
+  kPoints
+};
+constexpr const char* kPointNames[kPoints] = {"queueSort", "preFilter", "filter",  "postFilter",
+                                              "preScore",  "score",     "reserve", "bind"};
+
+bool implements(const fw::Plugin& p, std::size_t point) {
+  switch (point) {
+    case kQueueSort:
+      return dynamic_cast<const fw::QueueSortPlugin*>(&p) != nullptr;
+    case kPreFilter:
+      return dynamic_cast<const fw::PreFilterPlugin*>(&p) != nullptr;
+    case kFilter:
+      return dynamic_cast<const fw::FilterPlugin*>(&p) != nullptr;
+    case kPostFilter:
+      return dynamic_cast<const fw::PostFilterPlugin*>(&p) != nullptr;
+    case kPreScore:
+      return dynamic_cast<const fw::PreScorePlugin*>(&p) != nullptr;
+    case kScore:
+      return dynamic_cast<const fw::ScorePlugin*>(&p) != nullptr;
+    case kReserve:
+      return dynamic_cast<const fw::ReservePlugin*>(&p) != nullptr;
+    case kBind:
+      return dynamic_cast<const fw::BindPlugin*>(&p) != nullptr;
+    default:
+      return false;
+  }
+}
+
+struct Builder {
+  PluginContext& ctx;
+  std::map<std::string, YamlNode> args;  // pluginConfig
+  std::vector<std::unique_ptr<fw::Plugin>> instances;
+  std::map<std::string, std::size_t> index;
+  std::vector<std::pair<std::string, std::int64_t>> points[kPoints];
+  std::vector<std::string> warnings;
+
+  // Returns the plugin's instance index, creating it on first use; nullopt for an unmodelled
+  // upstream plugin (warned about).
+  std::optional<std::size_t> instance(const std::string& name, const YamlNode& where) {
+    if (auto it = index.find(name); it != index.end()) return it->second;
+    const auto& reg = plugin_registry();
+    auto r = std::find_if(reg.begin(), reg.end(), [&](const auto& x) { return x.name == name; });
+    if (r == reg.end()) {
+      const auto& um = unmodelled_upstream_plugins();
+      if (std::find(um.begin(), um.end(), name) != um.end()) {
+        warnings.push_back(fmt::format("{}: plugin {} is not modelled by capsim and is ignored",
+                                       where.where().to_string(), name));
+        return std::nullopt;
+      }
+      std::vector<std::string> known;
+      for (const auto& x : reg)
+        known.push_back(x.name);
+      where.fail(fmt::format("unknown plugin '{}'{}", name, did_you_mean(name, known)));
+    }
+    auto a = args.find(name);
+    auto p = r->factory(ctx, a == args.end() ? nullptr : &a->second);
+    instances.push_back(std::move(p));
+    index[name] = instances.size() - 1;
+    return instances.size() - 1;
+  }
+
+  void enable(std::size_t point, const std::string& name, std::int64_t weight) {
+    auto& v = points[point];
+    auto it = std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.first == name; });
+    if (it != v.end()) {
+      if (weight > 0) it->second = weight;
+      return;
+    }
+    v.emplace_back(name, weight);
+  }
+  void disable(std::size_t point, const std::string& name) {
+    auto& v = points[point];
+    if (name == "*") {
+      v.clear();
+      return;
+    }
+    v.erase(std::remove_if(v.begin(), v.end(), [&](const auto& x) { return x.first == name; }),
+            v.end());
+  }
+};
+
+void apply_plugin_set(Builder& b, const YamlNode& set, std::optional<std::size_t> only_point) {
+  MapReader m = set.map();
+  if (auto dis = m.opt("disabled")) {
+    for (const YamlNode& d : dis->seq()) {
+      MapReader dm = d.map();
+      const std::string name = dm.req("name").str();
+      dm.finish();
+      for (std::size_t p = 0; p < kPoints; ++p) {
+        if (!only_point || *only_point == p) b.disable(p, name);
+      }
+    }
+  }
+  if (auto en = m.opt("enabled")) {
+    for (const YamlNode& e : en->seq()) {
+      MapReader em = e.map();
+      YamlNode name_node = em.req("name");
+      const std::string name = name_node.str();
+      const std::int64_t weight = em.int_or("weight", 0, 0, 1000000);
+      em.finish();
+      auto idx = b.instance(name, name_node);
+      if (!idx) continue;
+      const fw::Plugin& p = *b.instances[*idx];
+      bool any = false;
+      for (std::size_t pt = 0; pt < kPoints; ++pt) {
+        if (only_point && *only_point != pt) continue;
+        if (!implements(p, pt)) continue;
+        b.enable(pt, name, pt == kScore ? (weight > 0 ? weight : 1) : 0);
+        any = true;
+      }
+      if (!any) {
+        name_node.fail(fmt::format("plugin {} does not implement the {} extension point", name,
+                                   only_point ? kPointNames[*only_point] : "any"));
+      }
+    }
+  }
+  m.finish();
+}
+
+}  // namespace
+
+BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, PluginContext& ctx) {
+  Builder b{ctx, {}, {}, {}, {}, {}};
+  fw::ProfileConfig cfg;
+  MapReader m = profile.map();
+  cfg.name = m.str_or("schedulerName", "default-scheduler");
+  if (auto pc = m.opt("pluginConfig")) {
+    for (const YamlNode& entry : pc->seq()) {
+      MapReader em = entry.map();
+      const std::string name = em.req("name").str();
+      if (auto a = em.opt("args")) b.args.emplace(name, *a);
+      em.finish();
+    }
+  }
+  // Defaults first, at every point each default plugin implements.
+  for (const auto& [name, weight] : default_plugins()) {
+    auto idx = b.instance(name, profile);
+    for (std::size_t pt = 0; pt < kPoints; ++pt) {
+      if (implements(*b.instances[*idx], pt)) b.enable(pt, name, pt == kScore ? weight : 0);
+    }
+  }
+  if (auto plugins = m.opt("plugins")) {
+    MapReader pm = plugins->map();
+    if (auto mp = pm.opt("multiPoint")) apply_plugin_set(b, *mp, std::nullopt);
+    for (std::size_t pt = 0; pt < kPoints; ++pt) {
+      if (auto s = pm.opt(kPointNames[pt])) apply_plugin_set(b, *s, pt);
+    }
+    pm.ignore("preEnqueue");
+    pm.ignore("permit");
+    pm.ignore("preBind");
+    pm.ignore("postBind");
+    pm.finish();
+  }
+  // Args given for plugins that ended up unused are still validated by building them.
+  for (const auto& [name, node] : b.args)
+    (void)b.instance(name, node);
+
+  auto read_knobs = [&](MapReader& r) {
+    if (auto v = r.opt("percentageOfNodesToScore")) {
+      cfg.percentage_of_nodes_to_score = static_cast<std::int32_t>(v->integer(0, 100));
+    }
+    if (auto v = r.opt("podInitialBackoffSeconds"))
+      cfg.pod_initial_backoff = v->integer(0, 86400) * kSecond;
+    if (auto v = r.opt("podMaxBackoffSeconds"))
+      cfg.pod_max_backoff = v->integer(0, 86400) * kSecond;
+    if (auto v = r.opt("podMaxInUnschedulablePodsDuration"))
+      cfg.max_unschedulable_duration = v->duration();
+    if (auto v = r.opt("tieBreak")) {
+      const std::string t = v->str();
+      if (t == "first") {
+        cfg.tie_break = fw::TieBreak::kFirst;
+      } else if (t == "random") {
+        cfg.tie_break = fw::TieBreak::kRandom;
+      } else {
+        v->fail(fmt::format("tieBreak must be 'first' or 'random', not '{}'", t));
+      }
+    }
+  };
+  if (globals) {
+    MapReader g = globals->map();
+    read_knobs(g);  // unknown global keys are the caller's business
+  }
+  read_knobs(m);
+  m.finish();
+  if (cfg.pod_max_backoff < cfg.pod_initial_backoff) {
+    profile.fail("podMaxBackoffSeconds must be at least podInitialBackoffSeconds");
+  }
+
+  // Assemble: instance order is creation order; points reference instance indices.
+  auto idx_of = [&](const std::string& n) { return b.index.at(n); };
+  if (b.points[kQueueSort].size() != 1) {
+    profile.fail(fmt::format("exactly one queueSort plugin must be enabled (found {})",
+                             b.points[kQueueSort].size()));
+  }
+  cfg.queue_sort = idx_of(b.points[kQueueSort][0].first);
+  for (const auto& [n, w] : b.points[kPreFilter])
+    cfg.pre_filter.push_back(idx_of(n));
+  for (const auto& [n, w] : b.points[kFilter])
+    cfg.filter.push_back(idx_of(n));
+  for (const auto& [n, w] : b.points[kPostFilter])
+    cfg.post_filter.push_back(idx_of(n));
+  for (const auto& [n, w] : b.points[kPreScore])
+    cfg.pre_score.push_back(idx_of(n));
+  for (const auto& [n, w] : b.points[kScore])
+    cfg.score.emplace_back(idx_of(n), w > 0 ? w : 1);
+  for (const auto& [n, w] : b.points[kReserve])
+    cfg.reserve.push_back(idx_of(n));
+  for (const auto& [n, w] : b.points[kBind])
+    cfg.bind.push_back(idx_of(n));
+  // A plugin's PreScore state is only useful if its Score runs; PreFilter likewise for Filter.
+  cfg.plugins = std::move(b.instances);
+  return BuiltProfile{std::move(cfg), std::move(b.warnings)};
+}
+
+BuiltProfile build_builtin_profile(const std::string& name, PluginContext& ctx) {
+  auto text = builtin_profile_yaml(name);
+  CAPSIM_CHECK(text.has_value(), "unknown built-in profile " + name);
+  YamlNode doc = YamlNode::load_string(*text, "<built-in profile " + name + ">");
+  return build_profile(doc, nullptr, ctx);
+}
+
+}  // namespace capsim

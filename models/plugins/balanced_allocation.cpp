@@ -1,0 +1,70 @@
+#include "models/plugins/balanced_allocation.hpp"
+
+#include <cmath>
+
+namespace capsim::plugins {
+
+std::int64_t balanced_resource_score(const std::vector<std::int64_t>& requested,
+                                     const std::vector<std::int64_t>& allocatable) {
+  double fractions[kMaxResources];
+  std::size_t n = 0;
+  double total = 0;
+  for (std::size_t i = 0; i < requested.size() && n < kMaxResources; ++i) {
+    if (allocatable[i] == 0) continue;
+    double f = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
+    if (f > 1) f = 1;
+    total += f;
+    fractions[n++] = f;
+  }
+  double std_dev = 0;
+  if (n == 2) {
+    std_dev = std::abs((fractions[0] - fractions[1]) / 2);
+  } else if (n > 2) {
+    const double mean = total / static_cast<double>(n);
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      sum += (fractions[i] - mean) * (fractions[i] - mean);
+    std_dev = std::sqrt(sum / static_cast<double>(n));
+  }
+  // (1 - std) * MaxNodeScore, truncated like Go's int64() conversion.
+  return static_cast<std::int64_t>((1 - std_dev) * static_cast<double>(fw::kMaxNodeScore));
+}
+
+namespace {
+struct BalancedState final : fw::StateData {
+  std::vector<std::int64_t> pod_requests;
+  std::vector<std::int64_t> requested, allocatable;  // scratch for score()
+};
+}  // namespace
+
+fw::Status BalancedAllocation::pre_score(fw::CycleState& state, const PodSpec& pod,
+                                         std::span<const NodeId> /*nodes*/,
+                                         const fw::Snapshot& /*snap*/) {
+  auto& s = state.reuse<BalancedState>(slot());
+  s.pod_requests.resize(resources_.size());
+  bool any = false;
+  for (std::size_t i = 0; i < resources_.size(); ++i) {
+    s.pod_requests[i] = pod_score_request(pod, resources_[i].resource, true);
+    any = any || s.pod_requests[i] != 0;
+  }
+  // Best-effort pods are not scored, so that they do not all pile onto one node.
+  if (!any) return fw::Status::skip();
+  s.requested.resize(resources_.size());
+  s.allocatable.resize(resources_.size());
+  return fw::Status::success();
+}
+
+std::int64_t BalancedAllocation::score(const fw::CycleState& state, const PodSpec& /*pod*/,
+                                       const NodeInfo& node) const {
+  auto* s = state.read<BalancedState>(slot());
+  if (s == nullptr) return 0;
+  for (std::size_t i = 0; i < resources_.size(); ++i) {
+    const AllocReq ar =
+        allocatable_and_requested(node, resources_[i].resource, s->pod_requests[i], true);
+    s->allocatable[i] = ar.allocatable;
+    s->requested[i] = ar.requested;
+  }
+  return balanced_resource_score(s->requested, s->allocatable);
+}
+
+}  // namespace capsim::plugins

@@ -1,0 +1,34 @@
+// NodeResourcesBalancedAllocation: favours nodes whose resource fractions stay close to each
+// other after placing the pod. score = (1 - std) * 100 over the listed resources' fractions
+// requested/allocatable (each capped at 1); for two resources std = |f1 - f2| / 2. It uses actual
+// requests (no cpu/memory defaults) and skips best-effort pods that request nothing, as upstream.
+#pragma once
+
+#include <vector>
+
+#include "models/plugins/node_resources_fit.hpp"
+
+namespace capsim::plugins {
+
+class BalancedAllocation final : public fw::Plugin,
+                                 public fw::PreScorePlugin,
+                                 public fw::ScorePlugin {
+ public:
+  explicit BalancedAllocation(std::vector<ResourceWeight> resources = {{kCpu, 1}, {kMemory, 1}})
+      : resources_(std::move(resources)) {}
+  std::string_view name() const override { return "NodeResourcesBalancedAllocation"; }
+  fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                       const fw::Snapshot& snap) override;
+  std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
+                     const NodeInfo& node) const override;
+
+ private:
+  std::vector<ResourceWeight> resources_;
+};
+
+// The scorer on raw vectors, exposed for tests: fractions of requested/allocatable, skipping
+// entries with allocatable 0.
+std::int64_t balanced_resource_score(const std::vector<std::int64_t>& requested,
+                                     const std::vector<std::int64_t>& allocatable);
+
+}  // namespace capsim::plugins

@@ -1,0 +1,188 @@
+#include "models/plugins/default_preemption.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace capsim::plugins {
+
+DefaultPreemption::DefaultPreemption(PluginContext& ctx, DefaultPreemptionArgs args)
+    : args_(args),
+      rng_(ctx.seed, "preemption-offset"),
+      no_victims_(ctx.reasons.intern("No preemption victims found for incoming pod")),
+      not_helpful_(ctx.reasons.intern("Preemption is not helpful for scheduling")),
+      never_(ctx.reasons.intern("preemption: not eligible due to preemptionPolicy=Never")),
+      ctx_(&ctx) {}
+
+namespace {
+
+// Removes a pod from a scratch copy of a node: requests and devices.
+void scratch_remove(NodeInfo& n, const PodSpec& s, const PodState& ps) {
+  n.remove_requests(s);
+  const std::int32_t milli = pod_milli_per_gpu(s);
+  for (std::uint16_t g : ps.gpus) {
+    auto& d = n.gpus[g];
+    d.milli_used -= milli;
+    if (d.milli_used == 0) ++n.free_whole_gpus;
+  }
+}
+
+void scratch_add(NodeInfo& n, const PodSpec& s, const PodState& ps) {
+  n.add_requests(s);
+  const std::int32_t milli = pod_milli_per_gpu(s);
+  for (std::uint16_t g : ps.gpus) {
+    auto& d = n.gpus[g];
+    if (d.milli_used == 0) --n.free_whole_gpus;
+    d.milli_used += milli;
+  }
+}
+
+// MoreImportantPod: higher priority, then earlier start.
+bool more_important(const fw::Snapshot& snap, PodId a, PodId b) {
+  const std::int32_t pa = snap.pod(a).priority, pb = snap.pod(b).priority;
+  if (pa != pb) return pa > pb;
+  const SimTime sa = snap.state(a).start, sb = snap.state(b).start;
+  if (sa != sb) return sa < sb;
+  return a < b;
+}
+
+}  // namespace
+
+std::optional<DefaultPreemption::Candidate> DefaultPreemption::select_victims_on_node(
+    fw::CycleState& state, const PodSpec& spec, const NodeInfo& node, const fw::Snapshot& snap,
+    const fw::Framework& fw) const {
+  NodeInfo scratch = node;
+  std::vector<PodId> potential;
+  for (PodId p : node.pods) {
+    if (snap.pod(p).priority < spec.priority) {
+      potential.push_back(p);
+      scratch_remove(scratch, snap.pod(p), snap.state(p));
+    }
+  }
+  if (potential.empty()) return std::nullopt;
+  if (!fw.run_filters(state, spec, scratch).is_success()) return std::nullopt;
+  std::sort(potential.begin(), potential.end(),
+            [&](PodId a, PodId b) { return more_important(snap, a, b); });
+  Candidate c;
+  c.node = node.id;
+  for (PodId p : potential) {
+    scratch_add(scratch, snap.pod(p), snap.state(p));
+    if (fw.run_filters(state, spec, scratch).is_success()) continue;  // reprieved
+    scratch_remove(scratch, snap.pod(p), snap.state(p));
+    c.victims.push_back(p);
+  }
+  if (c.victims.empty()) return std::nullopt;
+  return c;
+}
+
+std::size_t DefaultPreemption::pick_one(const std::vector<Candidate>& candidates,
+                                        const fw::Snapshot& snap) const {
+  struct Key {
+    std::int32_t highest = 0;
+    std::int64_t sum = 0;
+    std::size_t count = 0;
+    SimTime earliest_start_of_highest = 0;
+  };
+  std::vector<Key> keys;
+  keys.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    Key k;
+    k.highest = std::numeric_limits<std::int32_t>::min();
+    for (PodId v : c.victims)
+      k.highest = std::max(k.highest, snap.pod(v).priority);
+    for (PodId v : c.victims) {
+      // int64(priority) + int64(MaxInt32 + 1), so that negative priorities still sum upward.
+      k.sum += std::int64_t{snap.pod(v).priority} + (std::int64_t{1} << 31);
+    }
+    k.count = c.victims.size();
+    k.earliest_start_of_highest = std::numeric_limits<SimTime>::max();
+    for (PodId v : c.victims) {
+      if (snap.pod(v).priority == k.highest) {
+        k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, snap.state(v).start);
+      }
+    }
+    keys.push_back(k);
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    const Key& a = keys[i];
+    const Key& b = keys[best];
+    if (a.highest != b.highest) {
+      if (a.highest < b.highest) best = i;
+      continue;
+    }
+    if (a.sum != b.sum) {
+      if (a.sum < b.sum) best = i;
+      continue;
+    }
+    if (a.count != b.count) {
+      if (a.count < b.count) best = i;
+      continue;
+    }
+    if (a.earliest_start_of_highest > b.earliest_start_of_highest) best = i;
+  }
+  return best;
+}
+
+fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId /*pod*/,
+                                                    const PodSpec& spec,
+                                                    const fw::Diagnosis& diagnosis,
+                                                    const fw::Snapshot& snap,
+                                                    const fw::Framework& fw) {
+  fw::PostFilterResult result;
+  const auto num_nodes = static_cast<std::int32_t>(snap.nodes().size());
+  if (spec.preemption_policy == PreemptionPolicy::kNever) {
+    result.message = never_;
+    return result;
+  }
+  // Nodes rejected with plain Unschedulable might take the pod after evictions; the others
+  // ("unresolvable") cannot.
+  std::vector<NodeId> potential;
+  std::int32_t not_helpful = 0;
+  for (const auto& [node, st] : diagnosis.node_statuses) {
+    if (st.code == fw::Code::kUnschedulable) {
+      potential.push_back(node);
+    } else {
+      ++not_helpful;
+    }
+  }
+  if (diagnosis.prefilter_reason != 0) not_helpful = num_nodes;
+  std::vector<Candidate> candidates;
+  std::int32_t no_victims = 0;
+  if (!potential.empty() && diagnosis.prefilter_reason == 0) {
+    std::int32_t want = num_nodes * args_.min_candidate_nodes_percentage / 100;
+    want = std::max(want, args_.min_candidate_nodes_absolute);
+    want = std::min(want, num_nodes);
+    const std::size_t offset = args_.random_offset ? rng_.below(potential.size()) : 0;
+    for (std::size_t k = 0; k < potential.size(); ++k) {
+      const NodeId id = potential[(offset + k) % potential.size()];
+      auto c = select_victims_on_node(state, spec, snap.node(id), snap, fw);
+      if (c) {
+        candidates.push_back(std::move(*c));
+        if (static_cast<std::int32_t>(candidates.size()) >= want) break;
+      } else {
+        ++no_victims;
+      }
+    }
+  }
+  if (candidates.empty()) {
+    std::vector<std::string> parts;
+    if (no_victims > 0)
+      parts.push_back(fmt::format("{} {}", no_victims, ctx_->reasons.text(no_victims_)));
+    if (not_helpful > 0)
+      parts.push_back(fmt::format("{} {}", not_helpful, ctx_->reasons.text(not_helpful_)));
+    std::sort(parts.begin(), parts.end());
+    result.message = ctx_->reasons.intern(
+        fmt::format("preemption: 0/{} nodes are available: {}", num_nodes, fmt::join(parts, ", ")));
+    return result;
+  }
+  const std::size_t pick = pick_one(candidates, snap);
+  result.status = fw::Status::success();
+  result.nominated_node = candidates[pick].node;
+  result.victims = std::move(candidates[pick].victims);
+  return result;
+}
+
+}  // namespace capsim::plugins

@@ -1,0 +1,158 @@
+#include "models/plugins/node_resources_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace capsim::plugins {
+
+std::int64_t least_requested_score(std::int64_t requested, std::int64_t capacity) {
+  // ((capacity - requested) * MaxNodeScore) / capacity; 0 when it does not fit.
+  if (capacity == 0 || requested > capacity) return 0;
+  return ((capacity - requested) * fw::kMaxNodeScore) / capacity;
+}
+
+std::int64_t most_requested_score(std::int64_t requested, std::int64_t capacity) {
+  // (min(requested, capacity) * MaxNodeScore) / capacity.
+  if (capacity == 0) return 0;
+  if (requested > capacity) requested = capacity;
+  return (requested * fw::kMaxNodeScore) / capacity;
+}
+
+std::int64_t broken_linear(const std::vector<UtilizationShapePoint>& shape, std::int64_t p) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (p <= shape[i].utilization) {
+      if (i == 0) return shape[0].score;
+      // Linear interpolation between points i-1 and i, in integer arithmetic.
+      return shape[i - 1].score + (shape[i].score - shape[i - 1].score) *
+                                      (p - shape[i - 1].utilization) /
+                                      (shape[i].utilization - shape[i - 1].utilization);
+    }
+  }
+  return shape.back().score;
+}
+
+std::int64_t pod_score_request(const PodSpec& pod, ResourceId r, bool use_requested) {
+  const std::int64_t v = pod.requests.get(r);
+  if (use_requested || v != 0) return v;
+  if (r == kCpu) return kDefaultMilliCpuRequest;
+  if (r == kMemory) return kDefaultMemoryRequest;
+  return 0;
+}
+
+AllocReq allocatable_and_requested(const NodeInfo& node, ResourceId r, std::int64_t pod_request,
+                                   bool use_requested) {
+  // An extended resource the pod does not request is skipped (returns 0, 0).
+  if (pod_request == 0 && ResourceNames::is_scalar(r)) return {};
+  const std::int64_t alloc = node.spec->allocatable[r];
+  if (r == kCpu || r == kMemory) {
+    const ResourceVec& req = use_requested ? node.requested : node.nonzero_requested;
+    return {alloc, req[r] + pod_request};
+  }
+  if (alloc == 0) return {};  // the node does not have the resource at all
+  return {alloc, node.requested[r] + pod_request};
+}
+
+NodeResourcesFit::NodeResourcesFit(PluginContext& ctx, NodeResourcesFitArgs args)
+    : args_(std::move(args)) {
+  const ResourceNames& names = ctx.world.resources;
+  insufficient_.resize(kMaxResources);
+  for (ResourceId r = 0; r < names.size(); ++r) {
+    insufficient_[r] = ctx.reasons.intern(fmt::format("Insufficient {}", names.name(r)));
+  }
+  too_many_pods_ = ctx.reasons.intern("Too many pods");
+  ignored_.assign(kMaxResources, false);
+  for (ResourceId r : args_.ignored_resources)
+    ignored_[r] = true;
+  for (const auto& p : args_.shape) {
+    // Scale 0..10 custom scores to 0..100 (MaxNodeScore / MaxCustomPriorityScore).
+    scaled_shape_.push_back({p.utilization, p.score * (fw::kMaxNodeScore / 10)});
+  }
+}
+
+fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                    const NodeInfo& node) const {
+  fw::Status st;
+  bool unresolvable = false;
+  const ResourceVec& alloc = node.spec->allocatable;
+  if (node.requested[kPods] + 1 > alloc[kPods]) {
+    st.code = fw::Code::kUnschedulable;
+    st.add_reason(too_many_pods_);
+  }
+  // The pod's requests are sorted by resource id: cpu, memory, ephemeral-storage, then the
+  // extended resources, the order upstream checks them in.
+  for (const auto& [r, want] : pod.requests.items) {
+    if (want <= 0 || r == kPods || ignored_[r]) continue;
+    if (want > alloc[r] - node.requested[r]) {
+      st.code = fw::Code::kUnschedulable;
+      st.add_reason(insufficient_[r]);
+      // More than the whole node offers: evicting pods cannot help.
+      if (want > alloc[r]) unresolvable = true;
+    }
+  }
+  if (unresolvable) st.code = fw::Code::kUnschedulableAndUnresolvable;
+  return st;
+}
+
+namespace {
+struct FitScoreState final : fw::StateData {
+  std::vector<std::int64_t> pod_requests;  // per args.resources entry
+};
+}  // namespace
+
+fw::Status NodeResourcesFit::pre_score(fw::CycleState& state, const PodSpec& pod,
+                                       std::span<const NodeId> /*nodes*/,
+                                       const fw::Snapshot& /*snap*/) {
+  auto& s = state.reuse<FitScoreState>(slot());
+  s.pod_requests.resize(args_.resources.size());
+  for (std::size_t i = 0; i < args_.resources.size(); ++i) {
+    s.pod_requests[i] = pod_score_request(pod, args_.resources[i].resource, false);
+  }
+  return fw::Status::success();
+}
+
+std::int64_t NodeResourcesFit::score(const fw::CycleState& state, const PodSpec& pod,
+                                     const NodeInfo& node) const {
+  const auto* s = state.read<FitScoreState>(slot());
+  std::int64_t node_score = 0;
+  std::int64_t weight_sum = 0;
+  for (std::size_t i = 0; i < args_.resources.size(); ++i) {
+    const ResourceId r = args_.resources[i].resource;
+    const std::int64_t pod_req = s ? s->pod_requests[i] : pod_score_request(pod, r, false);
+    const AllocReq ar = allocatable_and_requested(node, r, pod_req, false);
+    if (ar.allocatable == 0) continue;
+    const std::int64_t w = args_.resources[i].weight;
+    switch (args_.strategy) {
+      case ScoringStrategy::kLeastAllocated:
+        // nodeScore = sum_r(leastRequested_r * w_r) / sum_r(w_r)
+        node_score += least_requested_score(ar.requested, ar.allocatable) * w;
+        weight_sum += w;
+        break;
+      case ScoringStrategy::kMostAllocated:
+        node_score += most_requested_score(ar.requested, ar.allocatable) * w;
+        weight_sum += w;
+        break;
+      case ScoringStrategy::kRequestedToCapacityRatio: {
+        // shape(requested * 100 / capacity), or shape(100) if it does not fit; resources
+        // scoring 0 do not count towards the weight sum.
+        const std::int64_t rs =
+            ar.requested > ar.allocatable
+                ? broken_linear(scaled_shape_, 100)
+                : broken_linear(scaled_shape_, ar.requested * 100 / ar.allocatable);
+        if (rs > 0) {
+          node_score += rs * w;
+          weight_sum += w;
+        }
+        break;
+      }
+    }
+  }
+  if (weight_sum == 0) return 0;
+  if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio) {
+    return static_cast<std::int64_t>(
+        std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
+  }
+  return node_score / weight_sum;
+}
+
+}  // namespace capsim::plugins

@@ -1,0 +1,173 @@
+#include "reports/run_reader.hpp"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <limits>
+#include <system_error>
+#include <utility>
+
+#include "reports/schema.hpp"
+#include "sim/input_error.hpp"
+
+namespace capsim {
+
+namespace {
+
+constexpr std::string_view kRunColumns =
+    "run_id, scenario, scenario_path, scenario_sha256, seed, profile, capsim_version, status, "
+    "sim_seconds, wall_seconds, overrides, started_at";
+
+InputLocation location_of(const std::filesystem::path& path) {
+  InputLocation where;
+  where.file = path.string();
+  return where;
+}
+
+RunRow read_run_row(const Statement& st) {
+  RunRow row;
+  row.run_id = st.column_int64(0);
+  row.scenario = st.column_text(1);
+  row.scenario_path = st.column_text(2);
+  row.scenario_sha256 = st.column_text(3);
+  row.seed = static_cast<std::uint64_t>(st.column_int64(4));  // undoes the recorder's int64 cast
+  row.profile = st.column_text(5);
+  row.capsim_version = st.column_text(6);
+  row.status = st.column_text(7);
+  row.sim_seconds = st.column_double(8);
+  row.wall_seconds = st.column_double(9);
+  row.overrides = st.column_text(10);
+  row.started_at = st.column_text(11);
+  return row;
+}
+
+}  // namespace
+
+RunReader::RunReader(const std::filesystem::path& path) : path_(path) {
+  const InputLocation where = location_of(path_);
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path_, ec);
+  if (!std::filesystem::exists(status)) {
+    throw InputError(InputErrorKind::kMissing, where, "no such report file");
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw InputError(InputErrorKind::kMissing, where, "is a directory, not a report file");
+  }
+  try {
+    db_ = SqliteDb(path_.string(), OpenMode::kReadOnly);
+  } catch (const SqliteError& e) {
+    throw InputError(InputErrorKind::kMissing, where, e.message());
+  }
+  std::optional<std::int64_t> version;
+  try {
+    version = read_schema_version(db_);
+  } catch (const SqliteError& e) {
+    if ((e.code() & 0xff) == SQLITE_NOTADB)
+      invalid("not an SQLite database, so not a capsim report");
+    invalid(e.message());
+  }
+  if (!version) invalid("an SQLite database but not a capsim report (no meta.schema_version)");
+  if (*version > kSchemaVersion || *version < 1) {
+    invalid(fmt::format("report schema version {} is not one this capsim reads (1 to {})", *version,
+                        kSchemaVersion));
+  }
+  schema_version_ = *version;
+}
+
+void RunReader::invalid(const std::string& message) const {
+  throw InputError(InputErrorKind::kInvalid, location_of(path_), message);
+}
+
+template <typename Body>
+auto RunReader::guarded(Body&& body) const {
+  // A valid report answers every query below; an SQLite error here means a damaged file.
+  try {
+    return std::forward<Body>(body)();
+  } catch (const SqliteError& e) {
+    invalid(e.message());
+  }
+}
+
+std::vector<RunRow> RunReader::runs() const {
+  return guarded([&] {
+    Statement st = db_.prepare(fmt::format("SELECT {} FROM run ORDER BY run_id", kRunColumns));
+    std::vector<RunRow> rows;
+    while (st.step())
+      rows.push_back(read_run_row(st));
+    return rows;
+  });
+}
+
+std::optional<RunRow> RunReader::run(std::int64_t run_id) const {
+  return guarded([&]() -> std::optional<RunRow> {
+    Statement st = db_.prepare(fmt::format("SELECT {} FROM run WHERE run_id = ?1", kRunColumns));
+    st.bind_int64(1, run_id);
+    if (!st.step()) return std::nullopt;
+    return read_run_row(st);
+  });
+}
+
+std::optional<std::int64_t> RunReader::latest_complete_run() const {
+  return guarded([&]() -> std::optional<std::int64_t> {
+    Statement st = db_.prepare("SELECT max(run_id) FROM run WHERE status = 'complete'");
+    if (!st.step() || st.column_is_null(0)) return std::nullopt;
+    return st.column_int64(0);
+  });
+}
+
+bool RunReader::is_complete(std::int64_t run_id) const {
+  const std::optional<RunRow> row = run(run_id);
+  return row && row->status == "complete";
+}
+
+void RunReader::require_complete(std::int64_t run_id) const {
+  const std::optional<RunRow> row = run(run_id);
+  if (!row) invalid(fmt::format("has no run {}", run_id));
+  if (row->status != "complete") {
+    invalid(fmt::format("run {} has status '{}', not 'complete' (the run did not finish)", run_id,
+                        row->status));
+  }
+}
+
+Summary RunReader::summary(std::int64_t run_id) const {
+  return guarded([&] {
+    Statement st =
+        db_.prepare("SELECT metric, value FROM summary WHERE run_id = ?1 ORDER BY seq, metric");
+    st.bind_int64(1, run_id);
+    Summary out;
+    while (st.step()) {
+      out.emplace_back(st.column_text(0), st.column_optional_double(1).value_or(
+                                              std::numeric_limits<double>::quiet_NaN()));
+    }
+    return out;
+  });
+}
+
+std::vector<SampleRecord> RunReader::samples(std::int64_t run_id) const {
+  return guarded([&] {
+    Statement st = db_.prepare(
+        "SELECT time_s, gpus_total, gpus_allocated, gpus_busy, gpu_memory_allocated_mib, "
+        "gpu_memory_used_mib, pods_running, pods_pending, fragmented_gpus, power_w, "
+        "cost_per_hour FROM sample WHERE run_id = ?1 ORDER BY time_s, rowid");
+    st.bind_int64(1, run_id);
+    std::vector<SampleRecord> out;
+    while (st.step()) {
+      SampleRecord s;
+      s.time = from_seconds(st.column_double(0));
+      s.gpus_total = st.column_double(1);
+      s.gpus_allocated = st.column_double(2);
+      s.gpus_busy = st.column_double(3);
+      s.gpu_memory_allocated_mib = st.column_double(4);
+      s.gpu_memory_used_mib = st.column_double(5);
+      s.pods_running = st.column_int64(6);
+      s.pods_pending = st.column_int64(7);
+      s.fragmented_gpus = st.column_double(8);
+      s.power_w = st.column_double(9);
+      s.cost_per_hour = st.column_double(10);
+      out.push_back(s);
+    }
+    return out;
+  });
+}
+
+}  // namespace capsim

@@ -1,0 +1,170 @@
+#include "sim/framework/framework.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+
+namespace capsim::fw {
+
+namespace {
+
+template <typename Iface>
+Iface* as(Plugin& p, std::string_view point) {
+  auto* i = dynamic_cast<Iface*>(&p);
+  CAPSIM_CHECK(i != nullptr, fmt::format("plugin {} is enabled at {} but does not implement it",
+                                         p.name(), point));
+  return i;
+}
+
+}  // namespace
+
+Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
+  CAPSIM_CHECK(cfg_.plugins.size() <= kMaxPlugins, "too many plugins in one profile");
+  for (std::size_t i = 0; i < cfg_.plugins.size(); ++i)
+    cfg_.plugins[i]->set_slot(i);
+  CAPSIM_CHECK(cfg_.queue_sort < cfg_.plugins.size(), "a profile needs a QueueSort plugin");
+  queue_sort_ = as<QueueSortPlugin>(*cfg_.plugins[cfg_.queue_sort], "QueueSort");
+  for (std::size_t i : cfg_.pre_filter)
+    pre_filter_.emplace_back(i, as<PreFilterPlugin>(*cfg_.plugins[i], "PreFilter"));
+  for (std::size_t i : cfg_.filter)
+    filter_.emplace_back(i, as<FilterPlugin>(*cfg_.plugins[i], "Filter"));
+  for (std::size_t i : cfg_.post_filter)
+    post_filter_.emplace_back(i, as<PostFilterPlugin>(*cfg_.plugins[i], "PostFilter"));
+  for (std::size_t i : cfg_.pre_score)
+    pre_score_.emplace_back(i, as<PreScorePlugin>(*cfg_.plugins[i], "PreScore"));
+  for (auto [i, w] : cfg_.score)
+    score_.push_back({i, as<ScorePlugin>(*cfg_.plugins[i], "Score"), w});
+  for (std::size_t i : cfg_.reserve)
+    reserve_.emplace_back(i, as<ReservePlugin>(*cfg_.plugins[i], "Reserve"));
+  for (std::size_t i : cfg_.bind)
+    bind_.emplace_back(i, as<BindPlugin>(*cfg_.plugins[i], "Bind"));
+}
+
+std::uint64_t Framework::plugins_interested_in(EventMask events) const {
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < cfg_.plugins.size(); ++i) {
+    if (cfg_.plugins[i]->events_to_register() & events) mask |= std::uint64_t{1} << i;
+  }
+  return mask;
+}
+
+bool Framework::queue_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+  if (queue_sort_->less(a, b)) return true;
+  if (queue_sort_->less(b, a)) return false;
+  return a.seq < b.seq;
+}
+
+Status Framework::run_pre_filter(CycleState& state, const PodSpec& pod,
+                                 const Snapshot& snap) const {
+  for (auto [i, p] : pre_filter_) {
+    Status s = p->pre_filter(state, pod, snap);
+    if (s.code == Code::kSkip) {
+      state.skip_filter().set(i);
+      continue;
+    }
+    if (!s.is_success()) {
+      s.plugin = static_cast<std::int16_t>(i);
+      return s;
+    }
+  }
+  return Status::success();
+}
+
+Status Framework::run_filters(const CycleState& state, const PodSpec& pod,
+                              const NodeInfo& node) const {
+  for (auto [i, p] : filter_) {
+    if (state.skip_filter().test(i)) continue;
+    Status s = p->filter(state, pod, node);
+    if (!s.is_success()) {
+      s.plugin = static_cast<std::int16_t>(i);
+      return s;
+    }
+  }
+  return Status::success();
+}
+
+PostFilterResult Framework::run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
+                                            const Diagnosis& diagnosis,
+                                            const Snapshot& snap) const {
+  PostFilterResult last;
+  for (auto [i, p] : post_filter_) {
+    PostFilterResult r = p->post_filter(state, pod, spec, diagnosis, snap, *this);
+    r.status.plugin = static_cast<std::int16_t>(i);
+    if (r.status.is_success()) return r;
+    if (r.status.code == Code::kError) return r;
+    last = std::move(r);
+  }
+  return last;
+}
+
+Status Framework::run_pre_score(CycleState& state, const PodSpec& pod,
+                                std::span<const NodeId> nodes, const Snapshot& snap) const {
+  for (auto [i, p] : pre_score_) {
+    Status s = p->pre_score(state, pod, nodes, snap);
+    if (s.code == Code::kSkip) {
+      state.skip_score().set(i);
+      continue;
+    }
+    if (!s.is_success()) {
+      s.plugin = static_cast<std::int16_t>(i);
+      return s;
+    }
+  }
+  return Status::success();
+}
+
+void Framework::run_score(const CycleState& state, const PodSpec& pod,
+                          std::span<const NodeId> nodes, const Snapshot& snap,
+                          std::span<std::int64_t> totals) const {
+  CAPSIM_CHECK(totals.size() == nodes.size(), "score totals must match the node list");
+  std::fill(totals.begin(), totals.end(), 0);
+  scratch_.resize(nodes.size());
+  for (const ScoreEntry& e : score_) {
+    if (state.skip_score().test(e.index)) continue;
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      scratch_[k] = e.plugin->score(state, pod, snap.node(nodes[k]));
+    }
+    if (e.plugin->has_normalize()) e.plugin->normalize(state, pod, scratch_);
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      CAPSIM_CHECK(scratch_[k] >= kMinNodeScore && scratch_[k] <= kMaxNodeScore,
+                   fmt::format("plugin {} scored {} outside [0, 100]",
+                               e.plugin ? cfg_.plugins[e.index]->name() : "?", scratch_[k]));
+      totals[k] += scratch_[k] * e.weight;
+    }
+  }
+}
+
+Status Framework::run_reserve(CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                              Placement& placement) const {
+  for (std::size_t k = 0; k < reserve_.size(); ++k) {
+    auto [i, p] = reserve_[k];
+    Status s = p->reserve(state, pod, node, placement);
+    if (!s.is_success()) {
+      s.plugin = static_cast<std::int16_t>(i);
+      // Unreserve runs for every Reserve plugin, in reverse order, as upstream does.
+      run_unreserve(state, pod, node, placement);
+      return s;
+    }
+  }
+  return Status::success();
+}
+
+void Framework::run_unreserve(CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                              Placement& placement) const {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+    it->second->unreserve(state, pod, node, placement);
+  }
+}
+
+Status Framework::run_bind(CycleState& state, const PodSpec& pod,
+                           const Placement& placement) const {
+  for (auto [i, p] : bind_) {
+    Status s = p->bind(state, pod, placement);
+    if (s.code == Code::kSkip) continue;
+    s.plugin = static_cast<std::int16_t>(i);
+    return s;
+  }
+  return Status::success();  // no binder configured: the default binding applies
+}
+
+}  // namespace capsim::fw

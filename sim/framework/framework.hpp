@@ -1,0 +1,92 @@
+// A scheduler profile at run time: the plugin instances and, per extension point, which of them
+// run in which order (and with which weight, for Score). Framework runs one extension point at a
+// time; the Scheduler strings the points together into a scheduling cycle. Profiles are built by
+// models/plugin_registry from KubeSchedulerConfiguration-shaped YAML; nothing here knows plugin
+// names.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/framework/plugin.hpp"
+
+namespace capsim::fw {
+
+enum class TieBreak : std::uint8_t {
+  kFirst,   // capsim default: the first top-scoring node in evaluation order
+  kRandom,  // kube-scheduler: uniformly among the top-scoring nodes (seeded stream)
+};
+
+struct ProfileConfig {
+  std::string name = "default-scheduler";
+  std::vector<std::unique_ptr<Plugin>> plugins;
+  // Indices into `plugins`, in run order, per extension point.
+  std::size_t queue_sort = 0;
+  std::vector<std::size_t> pre_filter, filter, post_filter, pre_score, reserve, bind;
+  std::vector<std::pair<std::size_t, std::int64_t>> score;  // (plugin, weight)
+  // KubeSchedulerConfiguration knobs.
+  std::int32_t percentage_of_nodes_to_score = 0;  // 0: adaptive, as kube-scheduler
+  TieBreak tie_break = TieBreak::kFirst;
+  SimDuration pod_initial_backoff = 1 * kSecond;
+  SimDuration pod_max_backoff = 10 * kSecond;
+  SimDuration max_unschedulable_duration = 5 * kMinute;  // 0: never flush on a timer
+};
+
+class Framework {
+ public:
+  explicit Framework(ProfileConfig config);
+
+  const std::string& name() const { return cfg_.name; }
+  const ProfileConfig& config() const { return cfg_; }
+  std::size_t plugin_count() const { return cfg_.plugins.size(); }
+  const Plugin& plugin(std::size_t i) const { return *cfg_.plugins[i]; }
+  std::string_view plugin_name(std::int16_t i) const {
+    return i < 0 ? std::string_view("framework")
+                 : cfg_.plugins[static_cast<std::size_t>(i)]->name();
+  }
+  // Plugins (by bit) whose events_to_register() intersects `events`.
+  std::uint64_t plugins_interested_in(EventMask events) const;
+
+  bool queue_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
+
+  // PreFilter: runs every PreFilter plugin; a Skip marks the plugin's Filter as skipped for this
+  // cycle. Returns the first rejection (with `plugin` set) or success.
+  Status run_pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) const;
+  // Filter: the first failing plugin's status, or success.
+  Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node) const;
+  bool has_post_filter() const { return !cfg_.post_filter.empty(); }
+  PostFilterResult run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
+                                   const Diagnosis& diagnosis, const Snapshot& snap) const;
+  Status run_pre_score(CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                       const Snapshot& snap) const;
+  // Score + NormalizeScore + weights: totals[i] receives the weighted sum for nodes[i].
+  void run_score(const CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                 const Snapshot& snap, std::span<std::int64_t> totals) const;
+  Status run_reserve(CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                     Placement& placement) const;
+  void run_unreserve(CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                     Placement& placement) const;
+  Status run_bind(CycleState& state, const PodSpec& pod, const Placement& placement) const;
+
+ private:
+  ProfileConfig cfg_;
+  const QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<std::pair<std::size_t, PreFilterPlugin*>> pre_filter_;
+  std::vector<std::pair<std::size_t, const FilterPlugin*>> filter_;
+  std::vector<std::pair<std::size_t, PostFilterPlugin*>> post_filter_;
+  std::vector<std::pair<std::size_t, PreScorePlugin*>> pre_score_;
+  struct ScoreEntry {
+    std::size_t index;
+    const ScorePlugin* plugin;
+    std::int64_t weight;
+  };
+  std::vector<ScoreEntry> score_;
+  std::vector<std::pair<std::size_t, ReservePlugin*>> reserve_;
+  std::vector<std::pair<std::size_t, BindPlugin*>> bind_;
+  mutable std::vector<std::int64_t> scratch_;
+};
+
+}  // namespace capsim::fw

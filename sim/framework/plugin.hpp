@@ -1,0 +1,153 @@
+// The scheduling framework's extension points, one small interface each, as in kube-scheduler:
+// QueueSort, PreFilter, Filter, PostFilter, PreScore, Score (+ NormalizeScore), Reserve/Unreserve
+// and Bind. A plugin is a Plugin that also implements the interfaces of the points it serves.
+// Plugins see the cluster only through a const Snapshot and the pod, keep per-cycle data in
+// CycleState, and never touch the engine or the clock: a policy is a pure function of state.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sim/cluster.hpp"
+#include "sim/framework/cycle_state.hpp"
+#include "sim/framework/status.hpp"
+
+namespace capsim::fw {
+
+inline constexpr std::int64_t kMaxNodeScore = 100;
+inline constexpr std::int64_t kMinNodeScore = 0;
+
+// Cluster changes that can make a rejected pod schedulable; a plugin lists the ones that can
+// undo its own rejections (kube-scheduler's EventsToRegister / queueing hints).
+enum ClusterEvent : std::uint32_t {
+  kEvAssignedPodDeleted = 1u << 0,  // a pod on a node finished, failed or was evicted
+  kEvNodeAdded = 1u << 1,
+  kEvNodeChanged = 1u << 2,  // labels, taints, allocatable or device layout changed
+  kEvAssignedPodAdded = 1u << 3,
+  kEvQuotaChanged = 1u << 4,
+};
+using EventMask = std::uint32_t;
+inline constexpr EventMask kAllEvents = 0xffffffffu;
+
+// Read-only view of the cluster for plugins.
+class Snapshot {
+ public:
+  explicit Snapshot(const Cluster& cluster) : cluster_(&cluster) {}
+  const World& world() const { return cluster_->world(); }
+  const std::vector<NodeInfo>& nodes() const { return cluster_->nodes(); }
+  const NodeInfo& node(NodeId n) const { return cluster_->node(n); }
+  const PodSpec& pod(PodId p) const { return cluster_->spec(p); }
+  const PodState& state(PodId p) const { return cluster_->pod(p); }
+  const Cluster& cluster() const { return *cluster_; }
+
+ private:
+  const Cluster* cluster_;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual EventMask events_to_register() const { return kAllEvents; }
+  // The plugin's CycleState slot, assigned by the Framework.
+  void set_slot(std::size_t slot) { slot_ = slot; }
+  std::size_t slot() const { return slot_; }
+
+ private:
+  std::size_t slot_ = 0;
+};
+
+// A pod waiting in the scheduling queue, as QueueSort sees it.
+struct QueuedPodInfo {
+  PodId pod = kNoPod;
+  std::int32_t priority = 0;
+  SimTime timestamp = 0;  // when it (re-)entered the queue
+  std::uint64_t seq = 0;  // insertion order, the final tie-break
+};
+
+class QueueSortPlugin {
+ public:
+  virtual ~QueueSortPlugin() = default;
+  virtual bool less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+class PreFilterPlugin {
+ public:
+  virtual ~PreFilterPlugin() = default;
+  virtual Status pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) = 0;
+};
+
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual Status filter(const CycleState& state, const PodSpec& pod,
+                        const NodeInfo& node) const = 0;
+};
+
+// Per-node results of the filter phase, for PostFilter and the failure message.
+struct Diagnosis {
+  std::vector<std::pair<NodeId, Status>> node_statuses;  // failing nodes only
+  std::uint64_t rejector_plugins = 0;                    // bit per plugin index
+  ReasonId prefilter_reason = 0;
+};
+
+class Framework;
+
+struct PostFilterResult {
+  Status status = Status{Code::kUnschedulable};
+  NodeId nominated_node = kNoNode;
+  std::vector<PodId> victims;
+  ReasonId message = 0;  // e.g. "preemption: 0/3 nodes are available: ..."
+};
+
+class PostFilterPlugin {
+ public:
+  virtual ~PostFilterPlugin() = default;
+  virtual PostFilterResult post_filter(CycleState& state, PodId pod, const PodSpec& spec,
+                                       const Diagnosis& diagnosis, const Snapshot& snap,
+                                       const Framework& fw) = 0;
+};
+
+class PreScorePlugin {
+ public:
+  virtual ~PreScorePlugin() = default;
+  virtual Status pre_score(CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                           const Snapshot& snap) = 0;
+};
+
+class ScorePlugin {
+ public:
+  virtual ~ScorePlugin() = default;
+  virtual std::int64_t score(const CycleState& state, const PodSpec& pod,
+                             const NodeInfo& node) const = 0;
+  // NormalizeScore: maps raw scores onto [0, kMaxNodeScore] across the feasible nodes.
+  virtual bool has_normalize() const { return false; }
+  virtual void normalize(const CycleState& /*state*/, const PodSpec& /*pod*/,
+                         std::span<std::int64_t> /*scores*/) const {}
+};
+
+// The devices and node a pod is about to be bound to; Reserve plugins fill `gpus`.
+struct Placement {
+  NodeId node = kNoNode;
+  std::vector<std::uint16_t> gpus;
+};
+
+class ReservePlugin {
+ public:
+  virtual ~ReservePlugin() = default;
+  virtual Status reserve(CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                         Placement& placement) = 0;
+  virtual void unreserve(CycleState& /*state*/, const PodSpec& /*pod*/, const NodeInfo& /*node*/,
+                         Placement& /*placement*/) {}
+};
+
+class BindPlugin {
+ public:
+  virtual ~BindPlugin() = default;
+  // Success: this binder takes the pod. Skip: let the next binder decide.
+  virtual Status bind(CycleState& state, const PodSpec& pod, const Placement& placement) = 0;
+};
+
+}  // namespace capsim::fw

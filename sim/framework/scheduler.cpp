@@ -1,0 +1,235 @@
+#include "sim/framework/scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sim/check.hpp"
+
+namespace capsim::fw {
+
+std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
+  constexpr std::int32_t kMinFeasibleNodesToFind = 100;
+  constexpr std::int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  if (percentage <= 0) {
+    // Adaptive: 50% of a 0-node cluster, falling by 1% per 125 nodes, never below 5%.
+    percentage = std::max(50 - num_all_nodes / 125, kMinFeasibleNodesPercentageToFind);
+  }
+  if (percentage >= 100) return num_all_nodes;
+  const std::int32_t n = static_cast<std::int32_t>(std::int64_t{num_all_nodes} * percentage / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+Scheduler::Scheduler(const Framework& framework, const Cluster& cluster, ReasonTable& reasons,
+                     RandomStream tie_break_stream)
+    : fw_(&framework),
+      cluster_(&cluster),
+      snap_(cluster),
+      reasons_(&reasons),
+      tie_rng_(tie_break_stream),
+      state_(framework.plugin_count()) {}
+
+void Scheduler::nominate(PodId pod, NodeId node) {
+  clear_nomination(pod);
+  nomination_[pod] = node;
+  nominated_by_node_[node].push_back(pod);
+}
+
+void Scheduler::clear_nomination(PodId pod) {
+  auto it = nomination_.find(pod);
+  if (it == nomination_.end()) return;
+  auto& v = nominated_by_node_[it->second];
+  v.erase(std::remove(v.begin(), v.end(), pod), v.end());
+  if (v.empty()) nominated_by_node_.erase(it->second);
+  nomination_.erase(it);
+}
+
+NodeId Scheduler::nominated_node(PodId pod) const {
+  auto it = nomination_.find(pod);
+  return it == nomination_.end() ? kNoNode : it->second;
+}
+
+Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node) {
+  // addNominatedPods: pods nominated to this node with priority >= ours count as placed.
+  if (!nominated_by_node_.empty()) {
+    auto it = nominated_by_node_.find(node.id);
+    if (it != nominated_by_node_.end()) {
+      bool any = false;
+      for (PodId other : it->second) {
+        if (other == pod) continue;
+        const PodSpec& os = cluster_->spec(other);
+        if (os.priority < spec.priority) continue;
+        if (!any) {
+          scratch_node_ = node;
+          any = true;
+        }
+        scratch_node_.add_requests(os);
+      }
+      if (any) return fw_->run_filters(state_, spec, scratch_node_);
+    }
+  }
+  return fw_->run_filters(state_, spec, node);
+}
+
+std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
+                                 ReasonId post_filter) const {
+  std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
+  if (d.prefilter_reason != 0) msg += fmt::format(" {}.", reasons_->text(d.prefilter_reason));
+  std::map<ReasonId, int> histogram;
+  for (const auto& [node, st] : d.node_statuses) {
+    for (std::uint8_t i = 0; i < st.count; ++i)
+      histogram[st.reasons[i]]++;
+  }
+  std::vector<std::string> parts;
+  parts.reserve(histogram.size());
+  for (const auto& [r, n] : histogram)
+    parts.push_back(fmt::format("{} {}", n, reasons_->text(r)));
+  std::sort(parts.begin(), parts.end());  // sort.Strings, as upstream
+  if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
+  if (post_filter != 0) msg += fmt::format(" {}.", reasons_->text(post_filter));
+  return msg;
+}
+
+ScheduleResult Scheduler::schedule_one(PodId pod) {
+  ++cycles_;
+  const PodSpec& spec = cluster_->spec(pod);
+  const auto& nodes = cluster_->nodes();
+  const auto num_nodes = static_cast<std::int32_t>(nodes.size());
+  ScheduleResult result;
+  state_.begin_cycle(pod);
+  diagnosis_.node_statuses.clear();
+  diagnosis_.rejector_plugins = 0;
+  diagnosis_.prefilter_reason = 0;
+  feasible_.clear();
+
+  auto fail = [&](ReasonId post_filter_msg) {
+    result.outcome = ScheduleResult::Outcome::kUnschedulable;
+    result.rejector_plugins = diagnosis_.rejector_plugins;
+    result.message = fit_error(num_nodes, diagnosis_, post_filter_msg);
+    result.unresolvable_everywhere =
+        num_nodes == 0 || diagnosis_.prefilter_reason != 0 ||
+        std::all_of(
+            diagnosis_.node_statuses.begin(), diagnosis_.node_statuses.end(),
+            [](const auto& p) { return p.second.code == Code::kUnschedulableAndUnresolvable; });
+    return result;
+  };
+
+  // 1. PreFilter.
+  Status pre = fw_->run_pre_filter(state_, spec, snap_);
+  if (pre.code == Code::kError) {
+    result.outcome = ScheduleResult::Outcome::kError;
+    result.message =
+        fmt::format("{}: {}", fw_->plugin_name(pre.plugin), reasons_->text(pre.reasons[0]));
+    return result;
+  }
+  if (!pre.is_success()) {
+    diagnosis_.prefilter_reason = pre.reasons[0];
+    diagnosis_.rejector_plugins |= std::uint64_t{1} << pre.plugin;
+    result.evaluated_nodes = num_nodes;
+    return fail(0);
+  }
+
+  // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
+  const NodeId nominated = nominated_node(pod);
+  if (nominated != kNoNode) {
+    Status s = filter_with_nominated(pod, spec, nodes[nominated]);
+    if (s.is_success()) feasible_.push_back(nominated);
+  }
+
+  // 3. Filter from the rotating start index until enough feasible nodes are found.
+  if (feasible_.empty() && num_nodes > 0) {
+    const std::int32_t to_find =
+        num_feasible_nodes_to_find(fw_->config().percentage_of_nodes_to_score, num_nodes);
+    std::int32_t processed = 0;
+    const auto n = static_cast<std::size_t>(num_nodes);
+    for (std::size_t k = 0; k < n; ++k) {
+      const NodeId id = static_cast<NodeId>((next_start_node_index_ + k) % n);
+      ++processed;
+      Status s = filter_with_nominated(pod, spec, nodes[id]);
+      if (s.is_success()) {
+        feasible_.push_back(id);
+        if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
+      } else if (s.code == Code::kError) {
+        result.outcome = ScheduleResult::Outcome::kError;
+        result.message =
+            fmt::format("{}: {}", fw_->plugin_name(s.plugin), reasons_->text(s.reasons[0]));
+        return result;
+      } else {
+        diagnosis_.node_statuses.emplace_back(id, s);
+        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+      }
+    }
+    next_start_node_index_ = (next_start_node_index_ + static_cast<std::size_t>(processed)) % n;
+    result.evaluated_nodes = processed;
+  }
+  result.feasible_nodes = static_cast<std::int32_t>(feasible_.size());
+
+  // 4. No feasible node: PostFilter (preemption).
+  if (feasible_.empty()) {
+    ReasonId post_msg = 0;
+    if (fw_->has_post_filter()) {
+      PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, diagnosis_, snap_);
+      post_msg = pf.message;
+      if (pf.status.is_success() && pf.nominated_node != kNoNode) {
+        result.nominated_node = pf.nominated_node;
+        result.victims = std::move(pf.victims);
+      }
+    }
+    return fail(post_msg);
+  }
+
+  // 5. Choose a node.
+  NodeId chosen = feasible_.front();
+  if (feasible_.size() > 1) {
+    Status ps = fw_->run_pre_score(state_, spec, feasible_, snap_);
+    if (!ps.is_success()) {
+      result.outcome = ScheduleResult::Outcome::kError;
+      result.message =
+          fmt::format("{}: {}", fw_->plugin_name(ps.plugin), reasons_->text(ps.reasons[0]));
+      return result;
+    }
+    totals_.resize(feasible_.size());
+    fw_->run_score(state_, spec, feasible_, snap_, totals_);
+    // selectHost: the highest total; ties by evaluation order, or uniformly at random
+    // (reservoir sampling) when the profile asks for upstream's random tie-break.
+    std::int64_t best = totals_[0];
+    std::size_t best_k = 0;
+    std::uint64_t ties = 1;
+    const bool random = fw_->config().tie_break == TieBreak::kRandom;
+    for (std::size_t k = 1; k < feasible_.size(); ++k) {
+      if (totals_[k] > best) {
+        best = totals_[k];
+        best_k = k;
+        ties = 1;
+      } else if (random && totals_[k] == best) {
+        ++ties;
+        if (tie_rng_.below(ties) == 0) best_k = k;
+      }
+    }
+    chosen = feasible_[best_k];
+  }
+
+  // 6. Reserve (devices) and Bind.
+  result.placement.node = chosen;
+  result.placement.gpus.clear();
+  Status rs = fw_->run_reserve(state_, spec, nodes[chosen], result.placement);
+  if (!rs.is_success()) {
+    diagnosis_.node_statuses.clear();
+    diagnosis_.node_statuses.emplace_back(chosen, rs);
+    if (rs.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << rs.plugin;
+    return fail(0);
+  }
+  Status bs = fw_->run_bind(state_, spec, result.placement);
+  if (!bs.is_success()) {
+    fw_->run_unreserve(state_, spec, nodes[chosen], result.placement);
+    result.outcome = ScheduleResult::Outcome::kError;
+    result.message = fmt::format("binding rejected by {}", fw_->plugin_name(bs.plugin));
+    return result;
+  }
+  result.outcome = ScheduleResult::Outcome::kScheduled;
+  return result;
+}
+
+}  // namespace capsim::fw

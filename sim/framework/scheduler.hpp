@@ -1,0 +1,80 @@
+// One scheduling cycle for one pod, as kube-scheduler's schedulePod/scheduleOne does it:
+//   1. PreFilter;
+//   2. the nominated node first, if the pod preempted earlier and it still fits;
+//   3. Filter over nodes starting at a rotating index, stopping once
+//      numFeasibleNodesToFind(percentageOfNodesToScore) feasible nodes are found;
+//   4. no feasible node: PostFilter (preemption) and a FitError message;
+//   5. one feasible node: take it; several: PreScore, Score, NormalizeScore, weights, selectHost;
+//   6. Reserve (device choice) and Bind.
+// The Scheduler does not change the cluster; it returns a decision the Simulation applies.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/framework/framework.hpp"
+#include "sim/random.hpp"
+
+namespace capsim::fw {
+
+struct ScheduleResult {
+  enum class Outcome : std::uint8_t { kScheduled, kUnschedulable, kError };
+  Outcome outcome = Outcome::kUnschedulable;
+  Placement placement;
+  std::string message;                 // upstream-style "0/12 nodes are available: ..." on failure
+  std::uint64_t rejector_plugins = 0;  // bit per plugin index: which plugins said no
+  bool unresolvable_everywhere = false;
+  NodeId nominated_node = kNoNode;  // set when PostFilter preempted
+  std::vector<PodId> victims;
+  std::int32_t evaluated_nodes = 0;
+  std::int32_t feasible_nodes = 0;
+};
+
+// kube-scheduler's numFeasibleNodesToFind: all nodes below 100; otherwise
+// max(100, N * p / 100) with p = percentageOfNodesToScore, or adaptively
+// p = max(5, 50 - N/125) when it is 0.
+std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes);
+
+class Scheduler {
+ public:
+  Scheduler(const Framework& framework, const Cluster& cluster, ReasonTable& reasons,
+            RandomStream tie_break_stream);
+
+  ScheduleResult schedule_one(PodId pod);
+
+  // Pods that preempted and wait for their victims to leave hold a nomination: lower- or
+  // equal-priority pods see the nominated pod's requests as taken on that node.
+  void nominate(PodId pod, NodeId node);
+  void clear_nomination(PodId pod);
+  NodeId nominated_node(PodId pod) const;
+
+  const Framework& framework() const { return *fw_; }
+  ReasonTable& reasons() { return *reasons_; }
+  std::uint64_t cycles() const { return cycles_; }
+
+  // Builds the FitError message from a diagnosis.
+  std::string fit_error(std::int32_t num_nodes, const Diagnosis& d, ReasonId post_filter) const;
+
+ private:
+  Status filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node);
+
+  const Framework* fw_;
+  const Cluster* cluster_;
+  Snapshot snap_;
+  ReasonTable* reasons_;
+  RandomStream tie_rng_;
+  CycleState state_;
+  std::size_t next_start_node_index_ = 0;
+  std::uint64_t cycles_ = 0;
+  std::unordered_map<NodeId, std::vector<PodId>> nominated_by_node_;
+  std::unordered_map<PodId, NodeId> nomination_;
+  // Reused buffers.
+  std::vector<NodeId> feasible_;
+  std::vector<std::int64_t> totals_;
+  Diagnosis diagnosis_;
+  NodeInfo scratch_node_;
+};
+
+}  // namespace capsim::fw

@@ -1,0 +1,207 @@
+#include "sim/metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/check.hpp"
+
+namespace capsim {
+
+void Integrals::advance(SimTime now, const ClusterTotals& t) {
+  if (now <= last) return;
+  const double dt = to_seconds(now - last);
+  gpu_seconds_allocated += t.gpus_allocated * dt;
+  gpu_seconds_busy += t.gpus_busy * dt;
+  joules += t.power_w * dt;
+  cost_usd += t.cost_per_hour * dt / 3600.0;
+  last = now;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+std::string_view final_status_name(PodPhase p) {
+  switch (p) {
+    case PodPhase::kNotArrived:
+      return "not_arrived";
+    case PodPhase::kPending:
+      return "pending";
+    case PodPhase::kRunning:
+      return "running";
+    case PodPhase::kTerminating:
+      return "running";
+    case PodPhase::kSucceeded:
+      return "completed";
+    case PodPhase::kFailed:
+      return "failed";
+    case PodPhase::kOomKilled:
+      return "oom_killed";
+    case PodPhase::kPreempted:
+      return "preempted";
+    case PodPhase::kUnschedulable:
+      return "unschedulable";
+  }
+  return "?";
+}
+
+std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
+  std::vector<PodRecord> out;
+  const World& w = cluster.world();
+  for (PodId p = 0; p < cluster.pods().size(); ++p) {
+    const PodState& s = cluster.pod(p);
+    if (s.phase == PodPhase::kNotArrived) continue;
+    const PodSpec& spec = w.pods[p];
+    PodRecord r;
+    r.pod = p;
+    // A pod still pending whose last attempt no node could ever satisfy is unschedulable.
+    r.status = std::string(s.phase == PodPhase::kPending && s.last_unresolvable
+                               ? final_status_name(PodPhase::kUnschedulable)
+                               : final_status_name(s.phase));
+    r.submit = s.submit;
+    r.start = s.first_start;
+    r.end = s.end;
+    if (s.node != kNoNode) r.node = w.nodes[s.node].name;
+    if (!s.gpus.empty()) {
+      std::string d = "gpu:";
+      for (std::size_t i = 0; i < s.gpus.size(); ++i)
+        d += fmt::format("{}{}", i ? "," : "", s.gpus[i]);
+      r.devices = d;
+    }
+    r.gpu_request = spec.gpu_count > 0 ? spec.gpu_count : spec.gpu_milli / 1000.0;
+    r.attempts = s.attempts;
+    // Pods still pending count the wait so far (a lower bound), so a starved queue shows.
+    r.wait_s = to_seconds(s.waited + (s.phase == PodPhase::kPending ? end - s.pending_since : 0));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
+                        const Integrals& in, const SampleStats& samples, SimTime end,
+                        std::uint64_t scheduling_cycles, std::uint64_t events) {
+  const World& w = cluster.world();
+  std::map<std::string, double> counts;
+  std::vector<double> waits, jcts, slowdowns;
+  std::map<std::string, std::vector<double>> queue_waits;
+  SimTime first_arrival = kEndOfTime;
+  SimTime last_end = 0;
+  double lost_preempt = 0;
+  std::int64_t preemptions = 0;
+  for (const PodRecord& r : pods) {
+    counts[r.status] += 1;
+    const PodState& s = cluster.pod(r.pod);
+    const PodSpec& spec = w.pods[r.pod];
+    first_arrival = std::min(first_arrival, s.submit);
+    if (s.end >= 0) last_end = std::max(last_end, s.end);
+    lost_preempt += s.gpu_seconds_lost;
+    preemptions += s.restarts;
+    if (r.status == "unschedulable") continue;
+    if (s.first_start >= 0 || r.status == "pending") {
+      waits.push_back(r.wait_s);
+      queue_waits[spec.queue].push_back(r.wait_s);
+    }
+    if (s.phase == PodPhase::kSucceeded) {
+      const double jct = to_seconds(s.end - s.submit);
+      jcts.push_back(jct);
+      const double ideal = to_seconds(s.ideal_runtime);
+      if (ideal > 0) slowdowns.push_back(jct / ideal);
+    }
+  }
+  const double hours = to_hours(end);
+  const double gpus = cluster.totals().gpus_total;
+  auto mean = [](const std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    double s = 0;
+    for (double x : v)
+      s += x;
+    return s / static_cast<double>(v.size());
+  };
+  const double gpu_hours_alloc = in.gpu_seconds_allocated / 3600.0;
+  const double gpu_hours_busy = in.gpu_seconds_busy / 3600.0;
+  Summary s;
+  auto put = [&](const std::string& k, double v) { s.emplace_back(k, v); };
+  put("pods_total", static_cast<double>(pods.size()));
+  put("pods_completed", counts["completed"]);
+  put("pods_failed", counts["failed"]);
+  put("pods_oom_killed", counts["oom_killed"]);
+  put("pods_preempted", counts["preempted"]);
+  put("pods_unschedulable", counts["unschedulable"]);
+  put("pods_pending_at_end", counts["pending"]);
+  put("pods_running_at_end", counts["running"]);
+  put("gpu_allocation_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_alloc / (gpus * hours) : 0);
+  put("gpu_utilization_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_busy / (gpus * hours) : 0);
+  put("fragmentation_ratio_mean",
+      samples.fragmentation_ratio_count > 0
+          ? samples.fragmentation_ratio_sum / static_cast<double>(samples.fragmentation_ratio_count)
+          : 0);
+  put("wait_seconds_mean", mean(waits));
+  put("wait_seconds_p50", percentile(waits, 50));
+  put("wait_seconds_p95", percentile(waits, 95));
+  put("wait_seconds_p99", percentile(waits, 99));
+  put("jct_seconds_mean", mean(jcts));
+  put("slowdown_mean", mean(slowdowns));
+  put("makespan_seconds",
+      first_arrival == kEndOfTime ? 0 : to_seconds(std::max(last_end, end) - first_arrival));
+  put("gpu_hours_allocated", gpu_hours_alloc);
+  put("gpu_hours_busy", gpu_hours_busy);
+  put("gpu_hours_lost_to_oom", 0.0);
+  put("cost_total_usd", in.cost_usd);
+  put("cost_per_busy_gpu_hour_usd", gpu_hours_busy > 0 ? in.cost_usd / gpu_hours_busy : 0);
+  put("energy_kwh", in.joules / 3.6e6);
+  // Further metrics (stable once added).
+  put("gpus_total", gpus);
+  put("sim_seconds", to_seconds(end));
+  put("fragmented_gpu_share_mean",
+      samples.count > 0 ? samples.fragmented_share_sum / static_cast<double>(samples.count) : 0);
+  put("preemptions", static_cast<double>(preemptions));
+  put("gpu_hours_lost_to_preemption", lost_preempt / 3600.0);
+  put("scheduling_cycles", static_cast<double>(scheduling_cycles));
+  put("events_processed", static_cast<double>(events));
+  for (const auto& [q, v] : queue_waits) {
+    if (q.empty()) continue;
+    put(fmt::format("queue.{}.pods", q), static_cast<double>(v.size()));
+    put(fmt::format("queue.{}.wait_seconds_mean", q), mean(v));
+    put(fmt::format("queue.{}.wait_seconds_p50", q), percentile(v, 50));
+    put(fmt::format("queue.{}.wait_seconds_p95", q), percentile(v, 95));
+  }
+  return s;
+}
+
+void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods) {
+  std::map<std::string, std::size_t> counts;
+  std::size_t arrived = 0;
+  for (PodId p = 0; p < cluster.pods().size(); ++p) {
+    if (cluster.pod(p).phase != PodPhase::kNotArrived) ++arrived;
+  }
+  for (const PodRecord& r : pods) {
+    const PodState& s = cluster.pod(r.pod);
+    CAPSIM_CHECK(s.phase != PodPhase::kNotArrived, "a pod that never arrived has a pod record");
+    const bool holds = s.node != kNoNode;
+    CAPSIM_CHECK(holds == (s.phase == PodPhase::kRunning || s.phase == PodPhase::kTerminating),
+                 fmt::format("pod {} is {} but {} a node", cluster.spec(r.pod).name, r.status,
+                             holds ? "holds" : "does not hold"));
+    CAPSIM_CHECK(
+        is_terminal(s.phase) == (s.end >= 0),
+        fmt::format("pod {} is {} with end time {}", cluster.spec(r.pod).name, r.status, s.end));
+    counts[r.status]++;
+  }
+  std::size_t total = 0;
+  for (const auto& [k, v] : counts) {
+    CAPSIM_CHECK(k == "completed" || k == "failed" || k == "oom_killed" || k == "preempted" ||
+                     k == "unschedulable" || k == "pending" || k == "running",
+                 "unknown final pod state " + k);
+    total += v;
+  }
+  CAPSIM_CHECK(total == arrived && pods.size() == arrived,
+               fmt::format("{} pods arrived but the final states add up to {}", arrived, total));
+}
+
+}  // namespace capsim

@@ -1,0 +1,45 @@
+// End-of-run figures: the per-pod rows and the summary metrics of design.md §4, computed from the
+// final pod states and the exact time integrals the simulation kept. The stable metric names are
+// a contract with compare, check and users' CI: add new ones, never rename.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/cluster.hpp"
+#include "sim/recorder.hpp"
+
+namespace capsim {
+
+// Time integrals (value x seconds) of cluster-wide quantities, kept exactly at every change.
+struct Integrals {
+  SimTime last = 0;
+  double gpu_seconds_allocated = 0;
+  double gpu_seconds_busy = 0;
+  double joules = 0;
+  double cost_usd = 0;  // price per hour x hours
+  void advance(SimTime now, const ClusterTotals& t);
+};
+
+struct SampleStats {
+  std::int64_t count = 0;
+  double fragmentation_ratio_sum = 0;  // fragmented / unallocated GPU capacity
+  std::int64_t fragmentation_ratio_count = 0;
+  double fragmented_share_sum = 0;  // fragmented / total GPU capacity
+};
+
+// Linear-interpolation percentile (type 7: numpy's default) of `v`, p in [0, 100]; 0 if empty.
+double percentile(std::vector<double> v, double p);
+
+// `end`: pods still pending count their wait up to it.
+std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end);
+Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
+                        const Integrals& integrals, const SampleStats& samples, SimTime end,
+                        std::uint64_t scheduling_cycles, std::uint64_t events);
+
+// Conservation: every arrived pod is in exactly one final state and the counts add up.
+void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods);
+
+}  // namespace capsim

@@ -1,0 +1,138 @@
+// A run: the World's workload arriving over virtual time at a cluster, scheduled by one profile.
+// Simulation is the EventHandler that gives engine events their meaning (arrivals, scheduling
+// cycles, completions, evictions, samples), applies the Scheduler's decisions to the Cluster,
+// keeps the exact time integrals, feeds the Recorder, and checks invariants: at the end always,
+// after every event when `paranoid` is set.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sim/cluster.hpp"
+#include "sim/engine.hpp"
+#include "sim/framework/scheduler.hpp"
+#include "sim/framework/scheduling_queue.hpp"
+#include "sim/metrics.hpp"
+#include "sim/recorder.hpp"
+
+namespace capsim {
+
+// Measures fragmentation on a node: GPU capacity (in milli) that is free but that the workload's
+// typical pods could not use. Implemented in models/ (the FGD measure); optional.
+class FragmentationMeter {
+ public:
+  virtual ~FragmentationMeter() = default;
+  virtual double node_fragment_milli(const NodeInfo& node) const = 0;
+};
+
+struct SimulationOptions {
+  std::uint64_t seed = 0;
+  SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
+  SimDuration sample_interval = kMinute;
+  bool paranoid = false;  // check every invariant after every event
+  // Called now and then with the fraction of the run done (0..1); for progress bars.
+  std::function<void(double)> progress;
+  const FragmentationMeter* fragmentation = nullptr;
+  // Polled every 1024 events; returning true stops the run (run() then throws Interrupted).
+  std::function<bool()> should_stop;
+  // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
+  bool restart_from_scratch = true;
+};
+
+struct RunResult {
+  std::vector<PodRecord> pods;
+  Summary summary;
+  SimTime end_time = 0;
+  std::uint64_t events = 0;
+  std::uint64_t cycles = 0;
+};
+
+class Simulation final : public EventHandler {
+ public:
+  Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
+             Recorder& recorder, SimulationOptions options);
+
+  // Runs to completion (or the horizon). `info` is passed to the recorder; its status and
+  // times are filled in.
+  RunResult run(RunInfo& info);
+
+  // Stops at the next event boundary (e.g. on SIGINT); run() then throws Interrupted.
+  void request_stop() { stop_requested_ = true; }
+
+  const Cluster& cluster() const { return cluster_; }
+  void handle(const Event& event, Engine& engine) override;
+
+ private:
+  enum Kind : std::uint32_t {
+    kArrival,
+    kScheduleCycle,
+    kPodFinish,
+    kTerminated,
+    kBackoffWake,
+    kSample,
+    kLeftoverFlush,
+  };
+
+  void on_arrival(SimTime t);
+  void on_schedule_cycle();
+  void on_pod_finish(PodId pod, std::uint64_t version);
+  void on_terminated(PodId pod, std::uint64_t version);
+  void on_sample();
+
+  void admit_pod(PodId pod);
+  void create_job_pods(JobId job);
+  void bind_pod(PodId pod, const fw::Placement& placement);
+  void release_pod(PodId pod);
+  void evict(PodId victim, PodId preemptor, NodeId node);
+  void cluster_event(fw::EventMask ev);
+  void request_cycle();
+  void arm_backoff_wake();
+  bool has_hard_work() const;
+  void integrate();
+  double pod_rate(PodId pod, NodeId node) const;
+  void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
+  SampleRecord make_sample();
+  void refresh_fragmentation();
+
+  World* world_;
+  Cluster cluster_;
+  Engine engine_;
+  const fw::Framework* fw_;
+  fw::ReasonTable* reasons_;
+  fw::Scheduler scheduler_;
+  fw::SchedulingQueue queue_;
+  Recorder* recorder_;
+  SimulationOptions opt_;
+
+  struct Arrival {
+    SimTime time;
+    bool is_job;
+    std::uint32_t index;
+  };
+  std::vector<Arrival> arrivals_;
+  std::size_t next_arrival_ = 0;
+  struct JobState {
+    std::int32_t active = 0, succeeded = 0, failed = 0, created = 0;
+  };
+  std::vector<JobState> jobs_;
+
+  bool cycle_scheduled_ = false;
+  SimTime backoff_wake_at_ = kEndOfTime;
+  bool stop_requested_ = false;
+  std::int64_t terminating_ = 0;
+  std::int64_t pending_finishes_ = 0;  // running pods with a completion event scheduled
+  Integrals integrals_;
+  SampleStats sample_stats_;
+  std::vector<double> node_frag_;
+  std::vector<std::uint64_t> node_frag_gen_;
+  double frag_total_ = 0;
+};
+
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+}  // namespace capsim

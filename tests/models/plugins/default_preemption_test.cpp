@@ -1,0 +1,138 @@
+#include "models/plugins/default_preemption.hpp"
+
+#include <doctest/doctest.h>
+
+#include "fixtures/builders.hpp"
+#include "models/plugin_registry.hpp"
+#include "sim/framework/scheduler.hpp"
+
+using namespace capsim;
+using capsim::testing::TestWorld;
+
+namespace {
+
+struct Rig {
+  TestWorld tw;
+  fw::ReasonTable reasons;
+  std::unique_ptr<PluginContext> ctx;
+  std::unique_ptr<fw::Framework> fw;
+  std::unique_ptr<Cluster> cluster;
+  std::unique_ptr<fw::Scheduler> sched;
+
+  void start() {
+    ctx = std::make_unique<PluginContext>(PluginContext{tw.world(), reasons, 1});
+    fw = std::make_unique<fw::Framework>(build_builtin_profile("default-scheduler", *ctx).config);
+    cluster = std::make_unique<Cluster>(tw.world());
+    sched = std::make_unique<fw::Scheduler>(*fw, *cluster, reasons, RandomStream(1, "t"));
+  }
+  void run(PodId p, NodeId n, std::vector<std::uint16_t> gpus, SimTime start) {
+    cluster->bind(p, n, gpus);
+    cluster->pod(p).phase = PodPhase::kRunning;
+    cluster->pod(p).start = start;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("preemption evicts the fewest lower-priority pods, reprieving the most important") {
+  Rig r;
+  r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+  PodId p1 = r.tw.pod("prio1").cpu("1").memory("1Gi").gpus(2).priority(1).add();
+  PodId p2 = r.tw.pod("prio2").cpu("1").memory("1Gi").gpus(2).priority(2).add();
+  PodId p3 = r.tw.pod("prio3").cpu("1").memory("1Gi").gpus(2).priority(3).add();
+  PodId hi = r.tw.pod("high").cpu("1").memory("1Gi").gpus(4).priority(10).add();
+  r.start();
+  r.run(p1, 0, {0, 1}, 0);
+  r.run(p2, 0, {2, 3}, 0);
+  r.run(p3, 0, {4, 5}, 0);
+  // 2 GPUs free, 4 wanted. Removing all three frees 8; adding back prio3 (6 free) and prio2
+  // (4 free) keeps the preemptor fitting; prio1 back would leave 2 free, so prio1 is the victim.
+  auto res = r.sched->schedule_one(hi);
+  CHECK(res.outcome == fw::ScheduleResult::Outcome::kUnschedulable);
+  CHECK(res.nominated_node == 0);
+  CHECK(res.victims == std::vector<PodId>{p1});
+}
+
+TEST_CASE("preemption never evicts pods of equal or higher priority") {
+  Rig r;
+  r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+  PodId a = r.tw.pod("a").gpus(8).priority(10).add();
+  PodId p = r.tw.pod("p").gpus(1).priority(10).add();
+  r.start();
+  r.run(a, 0, {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+  auto res = r.sched->schedule_one(p);
+  CHECK(res.victims.empty());
+  CHECK(res.message ==
+        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are "
+        "available: 1 No preemption victims found for incoming pod.");
+}
+
+TEST_CASE("preemptionPolicy Never does not preempt") {
+  Rig r;
+  r.tw.node("n1").cpu("64").memory("512Gi").gpus(1).add();
+  PodId low = r.tw.pod("low").gpus(1).priority(0).add();
+  PodId p = r.tw.pod("p").gpus(1).priority(100).never_preempt().add();
+  r.start();
+  r.run(low, 0, {0}, 0);
+  auto res = r.sched->schedule_one(p);
+  CHECK(res.victims.empty());
+  CHECK(res.nominated_node == kNoNode);
+}
+
+TEST_CASE("the candidate node follows upstream's ordering of victim sets") {
+  // Each case: two 2-GPU nodes A and B, each full with victims (priority, GPUs, start time);
+  // the preemptor (priority 100) needs `want` GPUs.
+  struct Victim {
+    std::int32_t prio;
+    std::int32_t gpus;
+    SimTime start;
+  };
+  struct Case {
+    const char* name;
+    std::vector<Victim> a, b;
+    std::int32_t want;
+    const char* node;
+  };
+  const Case cases[] = {
+      // A must evict its prio-5 pod; on B evicting the prio-1 pod is enough (prio 2 reprieved).
+      {"lowest highest-priority victim wins", {{5, 2, 0}}, {{1, 1, 0}, {2, 1, 0}}, 1, "B"},
+      // Both evict everything; highest 3 on both; sums 3+3 vs 3+1 (each + 2^31).
+      {"then the lowest priority sum", {{3, 1, 0}, {3, 1, 0}}, {{3, 1, 0}, {1, 1, 0}}, 2, "B"},
+      // Highest 1 on both; two victims add two 2^31 offsets, so one victim is cheaper.
+      {"the sum's offset makes fewer victims cheaper", {{1, 1, 0}, {1, 1, 0}}, {{1, 2, 0}}, 2, "B"},
+      {"then the latest start of the highest-priority victims",
+       {{4, 2, 100}},
+       {{4, 2, 50}},
+       2,
+       "A"},
+      {"then the first candidate", {{4, 2, 50}}, {{4, 2, 50}}, 2, "A"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    Rig r;
+    r.tw.node("A").cpu("64").memory("64Gi").gpus(2).add();
+    r.tw.node("B").cpu("64").memory("64Gi").gpus(2).add();
+    std::vector<std::pair<PodId, Victim>> va, vb;
+    int k = 0;
+    for (const auto& v : c.a)
+      va.emplace_back(r.tw.pod("a" + std::to_string(k++)).gpus(v.gpus).priority(v.prio).add(), v);
+    for (const auto& v : c.b)
+      vb.emplace_back(r.tw.pod("b" + std::to_string(k++)).gpus(v.gpus).priority(v.prio).add(), v);
+    PodId pre = r.tw.pod("pre").gpus(c.want).priority(100).add();
+    r.start();
+    auto place = [&](const std::vector<std::pair<PodId, Victim>>& vs, NodeId node) {
+      std::uint16_t next = 0;
+      for (const auto& [id, v] : vs) {
+        std::vector<std::uint16_t> g;
+        for (int i = 0; i < v.gpus; ++i)
+          g.push_back(next++);
+        r.run(id, node, g, v.start);
+      }
+    };
+    place(va, 0);
+    place(vb, 1);
+    auto res = r.sched->schedule_one(pre);
+    REQUIRE(res.nominated_node != kNoNode);
+    CHECK(r.tw.world().nodes[res.nominated_node].name == c.node);
+  }
+}

@@ -1,0 +1,127 @@
+#include "sim/framework/scheduler.hpp"
+
+#include <doctest/doctest.h>
+
+#include "fixtures/builders.hpp"
+#include "models/plugin_registry.hpp"
+
+using namespace capsim;
+using capsim::testing::TestWorld;
+
+TEST_CASE("numFeasibleNodesToFind follows kube-scheduler's adaptive percentage") {
+  struct Case {
+    std::int32_t pct, nodes, want;
+  };
+  const Case cases[] = {
+      {0, 50, 50},       // fewer than 100 nodes: all of them
+      {0, 100, 100},     // 50 - 100/125 = 50% -> 50, raised to the minimum of 100
+      {0, 1000, 420},    // 50 - 8 = 42%
+      {0, 5000, 500},    // 50 - 40 = 10%
+      {0, 20000, 1000},  // 50 - 160 < 5 -> 5%
+      {30, 1000, 300},   // explicit percentage
+      {1, 1000, 100},    // never below 100
+      {100, 5000, 5000},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.nodes);
+    CHECK(fw::num_feasible_nodes_to_find(c.pct, c.nodes) == c.want);
+  }
+}
+
+namespace {
+struct Rig {
+  TestWorld tw;
+  fw::ReasonTable reasons;
+  std::unique_ptr<PluginContext> ctx;
+  std::unique_ptr<fw::Framework> fw;
+  std::unique_ptr<Cluster> cluster;
+  std::unique_ptr<fw::Scheduler> sched;
+  void start(const std::string& profile = "default-scheduler") {
+    ctx = std::make_unique<PluginContext>(PluginContext{tw.world(), reasons, 1});
+    fw = std::make_unique<fw::Framework>(build_builtin_profile(profile, *ctx).config);
+    cluster = std::make_unique<Cluster>(tw.world());
+    sched = std::make_unique<fw::Scheduler>(*fw, *cluster, reasons, RandomStream(1, "t"));
+  }
+};
+}  // namespace
+
+TEST_CASE("an unschedulable pod gets upstream's FitError message with a sorted histogram") {
+  Rig r;
+  r.tw.node("g1").cpu("8").memory("64Gi").gpus(2).add();
+  r.tw.node("g2").cpu("8").memory("64Gi").gpus(2).add();
+  r.tw.node("t").cpu("8").memory("64Gi").gpus(8).taint("dedicated", "infer", "NoSchedule").add();
+  PodId p = r.tw.pod("p").cpu("1").memory("1Gi").gpus(4).add();
+  r.start();
+  auto res = r.sched->schedule_one(p);
+  CHECK(res.outcome == fw::ScheduleResult::Outcome::kUnschedulable);
+  CHECK(res.message ==
+        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infer}, 2 "
+        "Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 Preemption is not "
+        "helpful for scheduling.");
+  // Two GPUs on g1/g2 can never hold four (the request exceeds their allocatable, which
+  // upstream marks unresolvable), and the taint rules out the third: preemption cannot help.
+  CHECK(res.unresolvable_everywhere);
+}
+
+TEST_CASE("the default profile spreads by LeastAllocated and a packing profile packs") {
+  Rig spread;
+  spread.tw.node("n1").cpu("16").memory("128Gi").gpus(8).add();
+  spread.tw.node("n2").cpu("16").memory("128Gi").gpus(8).add();
+  PodId a = spread.tw.pod("a").cpu("4").memory("32Gi").gpus(4).add();
+  PodId b = spread.tw.pod("b").cpu("4").memory("32Gi").gpus(4).add();
+  spread.start();
+  auto ra = spread.sched->schedule_one(a);
+  REQUIRE(ra.outcome == fw::ScheduleResult::Outcome::kScheduled);
+  spread.cluster->bind(a, ra.placement.node, ra.placement.gpus);
+  auto rb = spread.sched->schedule_one(b);
+  REQUIRE(rb.outcome == fw::ScheduleResult::Outcome::kScheduled);
+  CHECK(rb.placement.node != ra.placement.node);  // least allocated: the empty node
+
+  Rig pack;
+  pack.tw.node("n1").cpu("16").memory("128Gi").gpus(8).add();
+  pack.tw.node("n2").cpu("16").memory("128Gi").gpus(8).add();
+  PodId c = pack.tw.pod("c").cpu("4").memory("32Gi").gpus(4).add();
+  PodId d = pack.tw.pod("d").cpu("4").memory("32Gi").gpus(4).add();
+  pack.start("gpu-binpack");
+  auto rc = pack.sched->schedule_one(c);
+  pack.cluster->bind(c, rc.placement.node, rc.placement.gpus);
+  auto rd = pack.sched->schedule_one(d);
+  CHECK(rd.placement.node == rc.placement.node);  // most allocated: the used node
+  CHECK(rd.placement.gpus == std::vector<std::uint16_t>{4, 5, 6, 7});
+}
+
+TEST_CASE("whole GPUs are taken as aligned blocks when possible") {
+  Rig r;
+  r.tw.node("n").cpu("64").memory("512Gi").gpus(8).add();
+  PodId one = r.tw.pod("one").gpus(1).add();
+  PodId four = r.tw.pod("four").gpus(4).add();
+  PodId two = r.tw.pod("two").gpus(2).add();
+  r.start();
+  auto r1 = r.sched->schedule_one(one);
+  r.cluster->bind(one, 0, r1.placement.gpus);
+  CHECK(r1.placement.gpus == std::vector<std::uint16_t>{0});
+  auto r4 = r.sched->schedule_one(four);
+  r.cluster->bind(four, 0, r4.placement.gpus);
+  CHECK(r4.placement.gpus == std::vector<std::uint16_t>{4, 5, 6, 7});  // 0-3 is broken
+  auto r2 = r.sched->schedule_one(two);
+  CHECK(r2.placement.gpus == std::vector<std::uint16_t>{2, 3});  // first free aligned pair
+}
+
+TEST_CASE("with many nodes the scheduler stops after enough feasible nodes and rotates") {
+  Rig r;
+  for (int i = 0; i < 1000; ++i)
+    r.tw.node("n" + std::to_string(i)).cpu("8").memory("64Gi").add();
+  PodId p = r.tw.pod("p").cpu("1").add();
+  PodId q = r.tw.pod("q").cpu("1").add();
+  r.start();
+  auto a = r.sched->schedule_one(p);
+  // 1000 nodes: 42% -> 420 feasible nodes are enough.
+  CHECK(a.evaluated_nodes == 420);
+  CHECK(a.feasible_nodes == 420);
+  auto b = r.sched->schedule_one(q);
+  CHECK(b.evaluated_nodes == 420);
+  // All nodes score alike; the first in evaluation order wins, and the second cycle starts
+  // where the first stopped (node 420).
+  CHECK(a.placement.node == 0);
+  CHECK(b.placement.node == 420);
+}

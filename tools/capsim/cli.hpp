@@ -1,0 +1,40 @@
+// Shared pieces of the capsim command line: exit codes (design.md §3), error reporting that maps
+// every failure to one of them, and small output helpers. Data goes to stdout; progress and
+// diagnostics to stderr.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace capsim::cli {
+
+enum ExitCode : int {
+  kOk = 0,
+  kRegression = 1,     // `check` found a regression
+  kUsage = 2,          // bad command line
+  kDataError = 65,     // invalid input data
+  kNoInput = 66,       // an input file is missing
+  kInternal = 70,      // internal error / invariant violated
+  kCannotWrite = 74,   // cannot write the output
+  kInterrupted = 130,  // SIGINT
+};
+
+// Runs `body`, catching every error and printing it as "capsim <cmd>: error: ..." on stderr.
+int guarded(const std::string& command, const std::function<int()>& body);
+
+// Raised for command-line mistakes that Boost.Program_options does not catch itself.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool stderr_is_tty();
+std::string json_escape(const std::string& s);
+std::string format_number(double v);  // integers without decimals, others with up to 6 digits
+
+int cmd_run(const std::vector<std::string>& args);
+int cmd_validate(const std::vector<std::string>& args);
+int cmd_catalog(const std::vector<std::string>& args);
+
+}  // namespace capsim::cli

@@ -1,0 +1,167 @@
+// `capsim run SCENARIO.yaml`: load, simulate, write the SQLite report atomically, print the
+// summary (a table, or JSON with --json) on stdout.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "reports/sqlite_recorder.hpp"
+#include "tools/capsim/cli.hpp"
+#include "tools/capsim/runner.hpp"
+
+namespace po = boost::program_options;
+
+namespace capsim::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int /*sig*/) {
+  g_interrupted.store(true);
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  void update(double f) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(100) && f < 1.0) return;
+    last_ = now;
+    const int width = 30;
+    const int filled = static_cast<int>(f * width);
+    std::cerr << fmt::format("\r  [{}{}] {:3.0f}%",
+                             std::string(static_cast<std::size_t>(filled), '#'),
+                             std::string(static_cast<std::size_t>(width - filled), '.'), f * 100)
+              << std::flush;
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+void print_summary_table(const RunOutcome& o, const std::string& out_path) {
+  std::cout << fmt::format("capsim run: {} (seed {}, profile {})\n", o.info.scenario, o.info.seed,
+                           o.info.profile);
+  std::cout << fmt::format("simulated {} in {:.2f}s wall; report: {}\n\n",
+                           format_duration(from_seconds(o.info.sim_seconds)), o.wall_seconds,
+                           out_path);
+  std::size_t w = 0;
+  for (const auto& [k, v] : o.result.summary)
+    w = std::max(w, k.size());
+  for (const auto& [k, v] : o.result.summary) {
+    std::cout << fmt::format("{:<{}}  {}\n", k, w, format_number(v));
+  }
+}
+
+void print_summary_json(const RunOutcome& o, const std::string& out_path) {
+  std::string s = "{\n  \"run\": {";
+  s += fmt::format(
+      "\"scenario\": \"{}\", \"seed\": {}, \"profile\": \"{}\", \"status\": \"{}\", "
+      "\"sim_seconds\": {}, \"wall_seconds\": {:.3f}, \"report\": \"{}\"",
+      json_escape(o.info.scenario), o.info.seed, json_escape(o.info.profile), o.info.status,
+      format_number(o.info.sim_seconds), o.wall_seconds, json_escape(out_path));
+  s += "},\n  \"summary\": {";
+  for (std::size_t i = 0; i < o.result.summary.size(); ++i) {
+    const auto& [k, v] = o.result.summary[i];
+    s += fmt::format("{}\n    \"{}\": {}", i ? "," : "", json_escape(k), format_number(v));
+  }
+  s += "\n  }\n}\n";
+  std::cout << s;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  return guarded("run", [&]() -> int {
+    po::options_description opts("Usage: capsim run SCENARIO.yaml [options]\n\nOptions");
+    std::string scenario, out, profile, data_dir;
+    std::vector<std::string> sets;
+    std::uint64_t seed = 0;
+    opts.add_options()("help,h", "show this help")(
+        "output,o", po::value(&out),
+        "report file (default: <scenario name>.db in the current directory)")(
+        "seed", po::value(&seed), "master seed (overrides the scenario's seed)")(
+        "profile", po::value(&profile), "scheduler profile to use (scenario or built-in)")(
+        "set", po::value(&sets)->composing(),
+        "override a scenario value: key.path=value (repeatable)")(
+        "data-dir", po::value(&data_dir), "directory that {data_dir} in scenario paths expands to")(
+        "append", "add this run to an existing report file instead of replacing it")(
+        "json", "print the summary as JSON")("quiet,q", "no progress or notes on stderr")(
+        "paranoid", "check every invariant after every event (slow)")(
+        "list-profiles", "list the profiles the scenario can run with and exit");
+    po::options_description hidden;
+    hidden.add_options()("scenario", po::value(&scenario));
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("scenario", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\nThe summary goes to stdout; progress and notes to stderr.\n";
+      return kOk;
+    }
+    if (scenario.empty()) throw UsageError("a scenario file is required");
+
+    LoadOptions lo;
+    lo.overrides = sets;
+    if (vm.count("seed")) lo.seed = seed;
+    if (vm.count("data-dir")) lo.data_dir = data_dir;
+    Scenario s = load_scenario(scenario, lo);
+    if (vm.count("list-profiles")) {
+      for (const auto& n : profile_names(s))
+        std::cout << n << "\n";
+      return kOk;
+    }
+    if (out.empty()) out = s.name + ".db";
+    const bool quiet = vm.count("quiet") > 0;
+
+    SqliteRecorderOptions ro;
+    ro.append = vm.count("append") > 0;
+    SqliteRecorder recorder(out, ro);
+
+    ProgressBar bar(!quiet && stderr_is_tty());
+    RunRequest req;
+    req.profile = profile;
+    req.paranoid = vm.count("paranoid") > 0;
+    req.progress = [&bar](double f) { bar.update(f); };
+    g_interrupted.store(false);
+    auto previous = std::signal(SIGINT, on_sigint);
+    req.should_stop = [] { return g_interrupted.load(); };
+    RunOutcome o;
+    try {
+      o = run_scenario(s, req, recorder);
+    } catch (...) {
+      std::signal(SIGINT, previous);
+      bar.done();
+      recorder.abort();
+      throw;
+    }
+    std::signal(SIGINT, previous);
+    bar.done();
+    if (!quiet) {
+      for (const auto& w : o.warnings)
+        std::cerr << "capsim run: note: " << w << "\n";
+    }
+    if (vm.count("json")) {
+      print_summary_json(o, out);
+    } else {
+      print_summary_table(o, out);
+    }
+    return kOk;
+  });
+}
+
+}  // namespace capsim::cli

@@ -1,0 +1,72 @@
+#include "tools/capsim/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "models/fragmentation.hpp"
+#include "models/plugin_registry.hpp"
+#include "tools/capsim/cli.hpp"
+
+namespace capsim {
+
+RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOutcome out;
+  out.warnings = s.warnings;
+  const std::string profile = req.profile.empty() ? s.default_profile : req.profile;
+
+  fw::ReasonTable reasons;
+  PluginContext ctx{*s.world, reasons, s.seed};
+  BuiltProfile built;
+  bool found = false;
+  for (const YamlNode& p : s.profiles) {
+    std::string name = "default-scheduler";
+    for (const auto& [k, v] : p.entries()) {
+      if (k == "schedulerName") name = v.str();
+    }
+    if (name == profile) {
+      built = build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    const auto text = builtin_profile_yaml(profile);
+    if (!text) {
+      throw cli::UsageError(fmt::format("unknown profile '{}' (available: {})", profile,
+                                        fmt::join(profile_names(s), ", ")));
+    }
+    // The scenario's top-level scheduler knobs apply to built-in profiles too.
+    const YamlNode doc = YamlNode::load_string(*text, "<built-in profile " + profile + ">");
+    built = build_profile(doc, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
+  }
+  for (auto& w : built.warnings)
+    out.warnings.push_back(w);
+  fw::Framework framework(std::move(built.config));
+
+  FragmentationModel frag(*s.world);
+  SimulationOptions opt = s.sim;
+  opt.paranoid = opt.paranoid || req.paranoid;
+  opt.progress = req.progress;
+  opt.should_stop = req.should_stop;
+  opt.fragmentation = &frag;
+
+  out.info.scenario = s.name;
+  out.info.scenario_path = s.path;
+  out.info.scenario_sha256 = s.sha256;
+  out.info.seed = s.seed;
+  out.info.profile = profile;
+  out.info.capsim_version = CAPSIM_VERSION;
+  out.info.overrides = s.overrides_text;
+
+  Simulation sim(*s.world, framework, reasons, recorder, opt);
+  out.result = sim.run(out.info);
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.info.wall_seconds = out.wall_seconds;
+  out.info.status = "complete";
+  recorder.end_run(out.info, out.result.pods, out.result.summary);
+  return out;
+}
+
+}  // namespace capsim

@@ -1,0 +1,33 @@
+// One simulation run of a loaded scenario with a chosen profile, recorded through a Recorder.
+// The CLI's `run` and (later) sweeps and plans call this; it owns the wiring of profile,
+// plugins, fragmentation meter and Simulation so nothing else repeats it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/recorder.hpp"
+#include "sim/simulation.hpp"
+#include "tools/loaders/scenario_loader.hpp"
+
+namespace capsim {
+
+struct RunRequest {
+  std::string profile;  // empty: the scenario's default
+  bool paranoid = false;
+  std::function<void(double)> progress;
+  std::function<bool()> should_stop;
+};
+
+struct RunOutcome {
+  RunInfo info;
+  RunResult result;
+  std::vector<std::string> warnings;
+  double wall_seconds = 0;
+};
+
+// Throws cli::UsageError-like InputError for an unknown profile; InvariantError on a bug.
+RunOutcome run_scenario(Scenario& scenario, const RunRequest& request, Recorder& recorder);
+
+}  // namespace capsim

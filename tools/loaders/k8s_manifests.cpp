@@ -1,0 +1,897 @@
+#include "tools/loaders/k8s_manifests.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "sim/check.hpp"
+#include "sim/resources.hpp"
+#include "tools/loaders/k8s_fields.hpp"
+
+namespace capsim {
+
+namespace {
+
+// The simulation annotations (see docs/kubernetes-manifests.md).
+constexpr const char* kArrival = "capsim.io/arrival";
+constexpr const char* kDuration = "capsim.io/duration";
+constexpr const char* kLongRunning = "capsim.io/long-running";
+constexpr const char* kGpuUtil = "capsim.io/gpu-util";
+constexpr const char* kGpuMemory = "capsim.io/gpu-memory";
+constexpr const char* kGpuMilli = "capsim.io/gpu-milli";
+constexpr const char* kFails = "capsim.io/fails";
+constexpr const char* kQueue = "capsim.io/queue";
+constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
+
+const std::vector<std::string>& pod_annotations() {
+  static const std::vector<std::string> k = {kArrival,   kDuration, kLongRunning, kGpuUtil,
+                                             kGpuMemory, kGpuMilli, kFails,       kQueue};
+  return k;
+}
+
+constexpr const char* kQueueNameLabel = "kueue.x-k8s.io/queue-name";
+
+// Fields the API server sets or that capsim does not model, accepted silently per object level.
+// A field missing from these lists and not read is an error (typos like `nodeSelecter`).
+const std::vector<std::string> kIgnoredMetadata = {"uid",
+                                                   "resourceVersion",
+                                                   "generation",
+                                                   "creationTimestamp",
+                                                   "deletionTimestamp",
+                                                   "deletionGracePeriodSeconds",
+                                                   "managedFields",
+                                                   "ownerReferences",
+                                                   "finalizers",
+                                                   "selfLink",
+                                                   "generateName",
+                                                   "clusterName"};
+const std::vector<std::string> kIgnoredPodSpec = {"automountServiceAccountToken",
+                                                  "dnsConfig",
+                                                  "dnsPolicy",
+                                                  "enableServiceLinks",
+                                                  "ephemeralContainers",
+                                                  "hostAliases",
+                                                  "hostIPC",
+                                                  "hostNetwork",
+                                                  "hostPID",
+                                                  "hostUsers",
+                                                  "hostname",
+                                                  "hostnameOverride",
+                                                  "imagePullSecrets",
+                                                  "os",
+                                                  "readinessGates",
+                                                  "runtimeClassName",
+                                                  "schedulerName",
+                                                  "securityContext",
+                                                  "serviceAccount",
+                                                  "serviceAccountName",
+                                                  "setHostnameAsFQDN",
+                                                  "shareProcessNamespace",
+                                                  "subdomain",
+                                                  "volumes"};
+// Accepted, but they change scheduling in a real cluster, so the user hears that capsim ignores
+// them.
+const std::vector<std::pair<std::string, std::string>> kWarnedPodSpec = {
+    {"nodeName", "spec.nodeName is ignored: capsim schedules the pod itself"},
+    {"topologySpreadConstraints", "topology spread constraints are not modelled"},
+    {"schedulingGates", "scheduling gates are not modelled: the pod is schedulable at once"},
+    {"resourceClaims", "resource claims (DRA) are not modelled for pods yet"},
+    {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"}};
+const std::vector<std::string> kIgnoredContainer = {"image",
+                                                    "imagePullPolicy",
+                                                    "command",
+                                                    "args",
+                                                    "workingDir",
+                                                    "ports",
+                                                    "env",
+                                                    "envFrom",
+                                                    "volumeMounts",
+                                                    "volumeDevices",
+                                                    "livenessProbe",
+                                                    "readinessProbe",
+                                                    "startupProbe",
+                                                    "lifecycle",
+                                                    "terminationMessagePath",
+                                                    "terminationMessagePolicy",
+                                                    "securityContext",
+                                                    "stdin",
+                                                    "stdinOnce",
+                                                    "tty",
+                                                    "resizePolicy",
+                                                    "restartPolicyRules"};
+const std::vector<std::string> kIgnoredNodeSpec = {"podCIDR", "podCIDRs", "providerID",
+                                                   "externalID", "configSource"};
+const std::vector<std::string> kIgnoredNodeStatus = {
+    "conditions", "addresses",       "daemonEndpoints", "nodeInfo",
+    "images",     "volumesInUse",    "volumesAttached", "phase",
+    "config",     "runtimeHandlers", "features",        "declaredFeatures"};
+const std::vector<std::string> kIgnoredJobSpec = {"selector", "manualSelector",
+                                                  "ttlSecondsAfterFinished", "managedBy"};
+const std::vector<std::pair<std::string, std::string>> kWarnedJobSpec = {
+    {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"},
+    {"podFailurePolicy", "podFailurePolicy is not modelled: failures count against backoffLimit"},
+    {"successPolicy", "successPolicy is not modelled: the Job needs `completions` successes"},
+    {"backoffLimitPerIndex", "backoffLimitPerIndex is not modelled; backoffLimit applies"},
+    {"maxFailedIndexes", "maxFailedIndexes is not modelled"},
+    {"podReplacementPolicy", "podReplacementPolicy is not modelled"}};
+
+// YamlNode::where() reports a document that starts at the first byte of its file as line 0
+// (the mark it would have as a --set value); a document root is always in the file, so use its
+// line.
+InputLocation located(const YamlNode& n) {
+  InputLocation loc = n.where();
+  if (loc.line == 0 && n.line() > 0) {
+    loc.file = n.file();
+    loc.line = n.line();
+  }
+  return loc;
+}
+
+void ignore_all(MapReader& r, const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    r.ignore(k);
+}
+
+void warn_present(MapReader& r, const std::vector<std::pair<std::string, std::string>>& keys,
+                  const ManifestContext& ctx) {
+  for (const auto& [key, message] : keys) {
+    if (auto v = r.opt(key)) ctx.warn(*v, message);
+  }
+}
+
+std::optional<YamlNode> find_entry(const std::optional<YamlNode>& map, std::string_view key) {
+  if (!map || !map->is_map()) return std::nullopt;
+  for (auto& [k, v] : map->entries()) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+// --- Pod spec -------------------------------------------------------------------------------
+
+enum class PodOwner : std::uint8_t { kBare, kJob };
+
+// A container's effective requests, after defaulting requests to limits, with Kubernetes'
+// request/limit rules checked.
+ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  ResourceVec out;
+  if (resources.is_null()) return out;
+  MapReader r = resources.map();
+  std::vector<ResourceAmount> requests;
+  std::vector<ResourceAmount> limits;
+  if (auto q = r.opt("requests")) {
+    requests = parse_resource_amounts(*q, ResourceScope::kContainer);
+  }
+  if (auto l = r.opt("limits")) limits = parse_resource_amounts(*l, ResourceScope::kContainer);
+  if (auto c = r.opt("claims")) ctx.warn(*c, "container resource claims (DRA) are not modelled");
+  r.finish();
+
+  auto find = [](const std::vector<ResourceAmount>& v, const std::string& name) {
+    const ResourceAmount* hit = nullptr;
+    for (const auto& a : v) {
+      if (a.name == name) hit = &a;
+    }
+    return hit;
+  };
+  for (const ResourceAmount& req : requests) {
+    const ResourceAmount* lim = find(limits, req.name);
+    const bool no_overcommit =
+        is_extended_resource(req.name) || req.name.rfind("hugepages-", 0) == 0;
+    if (no_overcommit && lim == nullptr) {
+      req.where.fail(fmt::format(
+          "{} needs a limit equal to its request: Kubernetes does not overcommit {} (set "
+          "limits.{} to the same amount, or give only the limit)",
+          req.name, is_extended_resource(req.name) ? "extended resources" : "huge pages",
+          req.name));
+    }
+    if (lim != nullptr && no_overcommit && lim->value != req.value) {
+      req.where.fail(fmt::format("the {} request must equal its limit ({} vs {})", req.name,
+                                 req.value, lim->value));
+    }
+    if (lim != nullptr && req.value > lim->value) {
+      req.where.fail(fmt::format("the {} request {} is more than its limit {}", req.name, req.value,
+                                 lim->value));
+    }
+    if (req.value != 0) out[b.resource(req.name, req.where.where())] = req.value;
+  }
+  // A limit without a request sets the request (Kubernetes' defaulting).
+  for (const ResourceAmount& lim : limits) {
+    if (find(requests, lim.name) == nullptr && lim.value != 0) {
+      out[b.resource(lim.name, lim.where.where())] = lim.value;
+    }
+  }
+  return out;
+}
+
+ResourceVec read_container(const YamlNode& c, bool init, bool& sidecar, ManifestContext& ctx) {
+  MapReader r = c.map();
+  if (auto n = r.opt("name")) (void)n->str();
+  ResourceVec req;
+  if (auto res = r.opt("resources")) req = container_requests(*res, ctx);
+  sidecar = false;
+  if (auto rp = r.opt("restartPolicy")) {
+    const std::string s = rp->str();
+    if (init) {
+      if (s != "Always") {
+        rp->fail(
+            fmt::format("an init container's restartPolicy can only be Always (a sidecar), "
+                        "not '{}'",
+                        s));
+      }
+      sidecar = true;
+    } else if (s != "Always" && s != "OnFailure" && s != "Never") {
+      rp->fail(fmt::format("unknown restartPolicy '{}'; use Always, OnFailure or Never", s));
+    }
+  }
+  ignore_all(r, kIgnoredContainer);
+  r.finish();
+  return req;
+}
+
+void max_into(ResourceVec& acc, const ResourceVec& v) {
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    acc.v[i] = std::max(acc.v[i], v.v[i]);
+}
+void add_into(ResourceVec& acc, const ResourceVec& v) {
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    acc.v[i] += v.v[i];
+}
+
+// The pod's requests as the scheduler sees them (resourcehelper.PodRequests):
+//   max(sum(containers) + sum(sidecars), max_i(init_i + sidecars started before i)) + overhead,
+// with pod-level resources (spec.resources) replacing the aggregate for cpu and memory.
+ResourceList pod_requests(MapReader& spec, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode containers = spec.req("containers");
+  ResourceVec total;
+  std::size_t count = 0;
+  for (const YamlNode& c : containers.seq()) {
+    bool sidecar = false;
+    add_into(total, read_container(c, false, sidecar, ctx));
+    ++count;
+  }
+  if (count == 0) containers.fail("a pod needs at least one container");
+  ResourceVec sidecars;
+  ResourceVec init_max;
+  if (auto inits = spec.opt("initContainers")) {
+    for (const YamlNode& c : inits->seq()) {
+      bool sidecar = false;
+      ResourceVec req = read_container(c, true, sidecar, ctx);
+      if (sidecar) {
+        add_into(total, req);
+        add_into(sidecars, req);
+        max_into(init_max, sidecars);
+      } else {
+        add_into(req, sidecars);
+        max_into(init_max, req);
+      }
+    }
+  }
+  max_into(total, init_max);
+
+  if (auto pod_level = spec.opt("resources")) {
+    MapReader r = pod_level->map();
+    std::vector<ResourceAmount> requests;
+    std::vector<ResourceAmount> limits;
+    if (auto q = r.opt("requests"))
+      requests = parse_resource_amounts(*q, ResourceScope::kContainer);
+    if (auto l = r.opt("limits")) limits = parse_resource_amounts(*l, ResourceScope::kContainer);
+    r.finish();
+    std::map<std::string, const ResourceAmount*> effective;
+    for (const auto& a : limits)
+      effective[a.name] = &a;
+    for (const auto& a : requests)
+      effective[a.name] = &a;  // a request wins over the limit
+    for (const auto& a : requests) {
+      for (const auto& l : limits) {
+        if (l.name == a.name && a.value > l.value) {
+          a.where.fail(fmt::format("the pod-level {} request {} is more than its limit {}", a.name,
+                                   a.value, l.value));
+        }
+      }
+    }
+    for (const auto& [name, a] : effective) {
+      if (name != "cpu" && name != "memory" && name.rfind("hugepages-", 0) != 0) {
+        a->where.fail(fmt::format(
+            "pod-level resources support only cpu, memory and hugepages-*, not {}", name));
+      }
+      const ResourceId id = b.resource(name, a->where.where());
+      if (a->value < total[id]) {
+        a->where.fail(fmt::format("the pod-level {} ({}) is less than its containers ask for ({})",
+                                  name, a->value, total[id]));
+      }
+      total[id] = a->value;
+    }
+  }
+  if (auto overhead = spec.opt("overhead")) {
+    parse_resource_list(*overhead, b).add_to(total);
+  }
+  ResourceList out;
+  for (std::size_t i = 0; i < kMaxResources; ++i) {
+    if (total.v[i] != 0) out.set(static_cast<ResourceId>(i), total.v[i]);
+  }
+  return out;
+}
+
+void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p, PodOwner owner) {
+  WorldBuilder& b = ctx.builder;
+  MapReader spec = spec_node.map();
+  p.requests = pod_requests(spec, ctx);
+
+  bool has_class = false;
+  if (auto pc = spec.opt("priorityClassName")) {
+    p.priority_class = pc->str();
+    has_class = !p.priority_class.empty();
+  }
+  if (auto prio = spec.opt("priority")) {
+    const auto v = static_cast<std::int32_t>(prio->integer(
+        std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+    if (!has_class) p.priority = v;  // with a class, this is the value admission filled in
+  }
+  if (auto pp = spec.opt("preemptionPolicy")) {
+    const std::string s = pp->str();
+    if (s == "Never") {
+      p.preemption_policy = PreemptionPolicy::kNever;
+    } else if (s == "PreemptLowerPriority") {
+      p.preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+    } else {
+      pp->fail(fmt::format("unknown preemptionPolicy '{}'{}; use PreemptLowerPriority or Never", s,
+                           did_you_mean(s, {"PreemptLowerPriority", "Never"})));
+    }
+  }
+  std::optional<YamlNode> restart = spec.opt("restartPolicy");
+  const std::string rp = restart ? restart->str() : std::string("Always");
+  if (rp == "Always") {
+    p.restart_policy = RestartPolicy::kAlways;
+  } else if (rp == "OnFailure") {
+    p.restart_policy = RestartPolicy::kOnFailure;
+  } else if (rp == "Never") {
+    p.restart_policy = RestartPolicy::kNever;
+  } else {
+    restart->fail(fmt::format("unknown restartPolicy '{}'{}; use Always, OnFailure or Never", rp,
+                              did_you_mean(rp, {"Always", "OnFailure", "Never"})));
+  }
+  if (owner == PodOwner::kJob && p.restart_policy == RestartPolicy::kAlways) {
+    (restart ? *restart : spec_node)
+        .fail(
+            "a Job's pod template needs restartPolicy OnFailure or Never (Kubernetes rejects "
+            "Always, the default)");
+  }
+  if (auto g = spec.opt("terminationGracePeriodSeconds")) {
+    p.termination_grace =
+        g->integer(0, std::numeric_limits<std::int64_t>::max() / kSecond) * kSecond;
+  }
+  if (auto ns = spec.opt("nodeSelector")) p.node_selector = parse_labels(*ns, b);
+  if (auto aff = spec.opt("affinity")) {
+    MapReader ar = aff->map();
+    if (auto na = ar.opt("nodeAffinity")) p.affinity = parse_node_affinity(*na, b);
+    if (auto pa = ar.opt("podAffinity")) {
+      ctx.warn(*pa, "pod affinity is not modelled: capsim ignores it");
+    }
+    if (auto paa = ar.opt("podAntiAffinity")) {
+      ctx.warn(*paa, "pod anti-affinity is not modelled: capsim ignores it");
+    }
+    ar.finish();
+  }
+  if (auto t = spec.opt("tolerations")) p.tolerations = parse_tolerations(*t, b);
+  warn_present(spec, kWarnedPodSpec, ctx);
+  ignore_all(spec, kIgnoredPodSpec);
+  spec.finish();
+}
+
+// The capsim.io/* annotations of a pod, gathered from one or two objects (a Job and its
+// template); the same key with different values on both is an error.
+class SimAnnotations {
+ public:
+  void add(const ObjectMeta& meta, const char* owner) {
+    for (const auto& [key, node] : meta.annotations) {
+      if (key.rfind("capsim.io/", 0) != 0) continue;
+      for (const auto& [k, prev] : values_) {
+        if (k == key && prev.str() != node.str()) {
+          node.fail(fmt::format("{} is also set on the {} ({}:{}) to a different value; keep one",
+                                key, owners_[k], prev.file(), prev.line()));
+        }
+      }
+      values_.emplace_back(key, node);
+      owners_[key] = owner;
+    }
+  }
+  std::optional<YamlNode> get(std::string_view key) const {
+    for (const auto& [k, v] : values_) {
+      if (k == key) return v;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<std::pair<std::string, YamlNode>> values_;
+  std::map<std::string, std::string> owners_;
+};
+
+// Applies the simulation annotations; `at` is where a missing duration is reported.
+void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& at,
+                           std::string_view what) {
+  if (auto v = a.get(kArrival)) p.arrival = v->duration();
+  bool long_running = false;
+  if (auto v = a.get(kLongRunning)) long_running = v->boolean();
+  const std::optional<YamlNode> duration = a.get(kDuration);
+  if (long_running) {
+    if (duration) {
+      duration->fail(fmt::format("{} and {}: \"true\" contradict each other; keep one", kDuration,
+                                 kLongRunning));
+    }
+    p.duration = kEndOfTime;
+  } else if (duration) {
+    p.duration = duration->duration();
+  } else {
+    at.fail(
+        fmt::format("{} needs the annotation {} (its run time on a reference GPU, e.g. \"2h\"), "
+                    "or {}: \"true\" for a pod that never finishes",
+                    what, kDuration, kLongRunning));
+  }
+  if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
+  if (auto v = a.get(kGpuMemory)) p.gpu_memory_used = v->quantity(0);
+  if (auto v = a.get(kGpuMilli)) p.gpu_milli = static_cast<std::int32_t>(v->integer(1, 999));
+  if (auto v = a.get(kFails)) p.fails = v->boolean();
+}
+
+// Queue: the Kueue label, else the capsim.io/queue annotation, else the namespace.
+std::string queue_of(const std::vector<const ObjectMeta*>& metas, const SimAnnotations& a,
+                     const StringPool& pool, const std::string& ns) {
+  for (const ObjectMeta* m : metas) {
+    if (auto q = label_value(m->labels, kQueueNameLabel, pool)) return *q;
+  }
+  if (auto q = a.get(kQueue)) return q->str();
+  return ns;
+}
+
+// --- Handlers ---------------------------------------------------------------------------------
+
+void load_node(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, false, {kPricePerHour});
+  const std::optional<YamlNode> labels_node = meta_node.map().opt("labels");
+  const StringPool& pool = b.world().strings;
+
+  NodeSpec node;
+  node.name = meta.name;
+  node.labels = meta.labels;
+  if (auto spec = doc.opt("spec")) {
+    MapReader s = spec->map();
+    if (auto t = s.opt("taints")) node.taints = parse_taints(*t, b);
+    node.unschedulable = s.bool_or("unschedulable", false);
+    ignore_all(s, kIgnoredNodeSpec);
+    s.finish();
+  }
+  const YamlNode status_node = doc.req("status");
+  MapReader status = status_node.map();
+  const YamlNode cap_node = status.req("capacity");
+  node.capacity = parse_resource_vec(cap_node, b);
+  if (node.capacity[kCpu] == 0 || node.capacity[kMemory] == 0) {
+    cap_node.fail("a Node's status.capacity needs cpu and memory");
+  }
+  node.allocatable = node.capacity;
+  if (auto alloc = status.opt("allocatable")) {
+    // Resources the allocatable list names replace capacity's; the others default to capacity.
+    for (const ResourceAmount& a : parse_resource_amounts(*alloc, ResourceScope::kNode)) {
+      if (a.value == 0) {
+        if (auto id = b.world().resources.find(a.name)) node.allocatable[*id] = 0;
+        continue;
+      }
+      const ResourceId id = b.resource(a.name, a.where.where());
+      if (a.value > node.capacity[id] && node.capacity[id] != 0) {
+        a.where.fail(fmt::format("allocatable {} ({}) is more than capacity ({})", a.name, a.value,
+                                 node.capacity[id]));
+      }
+      node.allocatable[id] = a.value;
+    }
+  }
+  ignore_all(status, kIgnoredNodeStatus);
+  status.finish();
+
+  // GPUs: the advertised count, divided by the replicas of a time-sliced or MPS-shared node
+  // (GPU Feature Discovery's nvidia.com/gpu.replicas and gpu.sharing-strategy labels).
+  std::int64_t gpus = node.capacity[kNvidiaGpu];
+  const auto strategy = label_value(node.labels, "nvidia.com/gpu.sharing-strategy", pool);
+  if (strategy && (*strategy == "time-slicing" || *strategy == "mps")) {
+    const std::optional<YamlNode> rep = find_entry(labels_node, "nvidia.com/gpu.replicas");
+    const std::int64_t replicas = rep ? rep->integer(1, 1000) : 1;
+    if (gpus % replicas != 0) {
+      cap_node.fail(
+          fmt::format("nvidia.com/gpu {} is not a multiple of the label "
+                      "nvidia.com/gpu.replicas={}",
+                      gpus, replicas));
+    }
+    gpus /= replicas;
+    node.sharing = *strategy == "mps" ? GpuSharing::kMps : GpuSharing::kTimeSlicing;
+  }
+
+  const GpuModel* model = nullptr;
+  if (auto m = find_entry(labels_node, "capsim.io/gpu-model")) {
+    model = &b.gpu_model(m->str(), m->where());
+  } else if (auto prod = find_entry(labels_node, "nvidia.com/gpu.product")) {
+    std::string product = prod->str();
+    constexpr std::string_view kShared = "-SHARED";
+    if (product.size() > kShared.size() &&
+        product.compare(product.size() - kShared.size(), kShared.size(), kShared) == 0) {
+      product.resize(product.size() - kShared.size());
+    }
+    if (product.find("-MIG-") != std::string::npos) {
+      prod->fail(
+          fmt::format("'{}' is a MIG device (single strategy); capsim does not read MIG "
+                      "nodes from Node manifests yet: describe the node in a scenario pool",
+                      product));
+    }
+    model = b.catalog().find(product);
+    if (model == nullptr) {
+      const auto close = b.catalog().suggestions(product);
+      const std::string hint =
+          close.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(close, ", "));
+      prod->fail(
+          fmt::format("unknown GPU product '{}'{}; add the label capsim.io/gpu-model with a "
+                      "catalog model name (`capsim catalog` lists them)",
+                      product, hint));
+    }
+  }
+  if (gpus > 0 && model == nullptr) {
+    cap_node.fail(fmt::format(
+        "node '{}' has {} nvidia.com/gpu but no GPU model: set the label nvidia.com/gpu.product "
+        "(as GPU Feature Discovery does, e.g. NVIDIA-A100-SXM4-80GB) or capsim.io/gpu-model (a "
+        "catalog name, e.g. A100-80GB)",
+        node.name, gpus));
+  }
+  for (const char* key :
+       {"capsim.io/pool", "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}) {
+    if (auto v = label_value(node.labels, key, pool)) {
+      node.pool = *v;
+      break;
+    }
+  }
+  std::optional<double> price;
+  if (auto v = meta.annotation(kPricePerHour)) price = v->number(0.0);
+  // The builder rejects more GPUs than a node can hold; the clamp only keeps the cast exact.
+  const auto gpu_count = static_cast<std::int32_t>(
+      std::min<std::int64_t>(gpus, std::numeric_limits<std::int32_t>::max()));
+  b.add_node(std::move(node), model, gpu_count, price, located(doc.node()));
+}
+
+void load_pod(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  PodSpec p;
+  p.name = meta.name;
+  p.namespace_ = meta.namespace_;
+  p.labels = meta.labels;
+  parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
+  doc.ignore("status");
+  SimAnnotations a;
+  a.add(meta, "Pod");
+  apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name));
+  p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
+  p.requeue_on_preemption = false;  // nothing recreates a bare pod
+  b.add_pod(std::move(p), located(doc.node()));
+}
+
+void load_job(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  const YamlNode spec_node = doc.req("spec");
+  doc.ignore("status");
+  MapReader spec = spec_node.map();
+  constexpr std::int64_t kMaxI32 = std::numeric_limits<std::int32_t>::max();
+
+  JobSpec job;
+  job.name = meta.name;
+  const std::optional<YamlNode> par = spec.opt("parallelism");
+  const std::optional<YamlNode> comp = spec.opt("completions");
+  if (par && par->integer(0, kMaxI32) == 0) {
+    par->fail("parallelism 0 (a paused Job) is not supported: capsim would never run it");
+  }
+  if (comp && comp->integer(0, kMaxI32) == 0) {
+    comp->fail("completions 0 (a Job with nothing to do) is not supported");
+  }
+  job.parallelism = par ? static_cast<std::int32_t>(par->integer()) : 1;
+  // completions unset: Kubernetes runs `parallelism` pods and is done when one succeeds and the
+  // rest have stopped (a work queue). capsim models that as every running pod finishing its work,
+  // i.e. completions = parallelism.
+  job.completions = comp ? static_cast<std::int32_t>(comp->integer()) : job.parallelism;
+  const std::int64_t backoff = spec.int_or("backoffLimit", 6, 0, kMaxI32);
+  if (auto mode = spec.opt("completionMode")) {
+    const std::string m = mode->str();
+    if (m != "NonIndexed" && m != "Indexed") {
+      mode->fail(fmt::format("unknown completionMode '{}'{}; use NonIndexed or Indexed", m,
+                             did_you_mean(m, {"NonIndexed", "Indexed"})));
+    }
+    if (m == "Indexed" && !comp) mode->fail("an Indexed Job needs spec.completions");
+  }
+  // A suspended Job waits for Kueue (or a user) to resume it; capsim's queues admit it.
+  (void)spec.bool_or("suspend", false);
+  warn_present(spec, kWarnedJobSpec, ctx);
+  ignore_all(spec, kIgnoredJobSpec);
+
+  const YamlNode template_node = spec.req("template");
+  spec.finish();
+  MapReader tmpl = template_node.map();
+  std::optional<ObjectMeta> tmeta;
+  if (auto tm = tmpl.opt("metadata")) {
+    tmeta = parse_object_meta(*tm, b, true, pod_annotations(), /*name_required=*/false);
+  }
+  PodSpec& p = job.pod_template;
+  p.name = job.name;
+  p.namespace_ = meta.namespace_;
+  if (tmeta) p.labels = tmeta->labels;
+  p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
+  p.labels.set(b.sym("job-name"), b.sym(job.name));
+  parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kJob);
+  tmpl.finish();
+
+  SimAnnotations a;
+  a.add(meta, "Job");
+  if (tmeta) a.add(*tmeta, "pod template");
+  apply_sim_annotations(a, p, meta_node, fmt::format("job '{}'", job.name));
+  job.arrival = p.arrival;
+  p.arrival = 0;
+  std::vector<const ObjectMeta*> metas = {&meta};
+  if (tmeta) metas.push_back(&*tmeta);
+  job.queue = queue_of(metas, a, b.world().strings, meta.namespace_);
+  p.queue = job.queue;
+  p.max_restarts = static_cast<std::int32_t>(backoff);
+  p.requeue_on_preemption = true;  // the Job controller recreates a preempted pod
+  b.add_job(std::move(job), located(doc.node()));
+}
+
+void load_priority_class(MapReader& doc, ManifestContext& ctx) {
+  const ObjectMeta meta = parse_object_meta(doc.req("metadata"), ctx.builder, false, {});
+  PriorityClassInfo pc;
+  pc.name = meta.name;
+  pc.value = static_cast<std::int32_t>(doc.req("value").integer(
+      std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+  pc.global_default = doc.bool_or("globalDefault", false);
+  if (auto pp = doc.opt("preemptionPolicy")) {
+    const std::string s = pp->str();
+    if (s == "Never") {
+      pc.preemption_policy = PreemptionPolicy::kNever;
+    } else if (s != "PreemptLowerPriority") {
+      pp->fail(fmt::format("unknown preemptionPolicy '{}'{}; use PreemptLowerPriority or Never", s,
+                           did_you_mean(s, {"PreemptLowerPriority", "Never"})));
+    }
+  }
+  if (auto d = doc.opt("description")) (void)d->str();
+  ctx.builder.add_priority_class(std::move(pc), located(doc.node()));
+}
+
+// --- The kind table ----------------------------------------------------------------------------
+
+std::vector<ManifestKind>& registry() {
+  static std::vector<ManifestKind> kinds = {
+      {"", "Node", {"v1"}, load_node},
+      {"", "Pod", {"v1"}, load_pod},
+      {"batch", "Job", {"v1"}, load_job},
+      {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
+  };
+  return kinds;
+}
+
+std::pair<std::string, std::string> split_api_version(const std::string& api) {
+  const auto slash = api.find('/');
+  if (slash == std::string::npos) return {"", api};
+  return {api.substr(0, slash), api.substr(slash + 1)};
+}
+
+std::string api_version_of(const ManifestKind& k, const std::string& version) {
+  return k.group.empty() ? version : k.group + "/" + version;
+}
+
+const ManifestKind* find_kind(const ManifestOptions& opt, const std::string& group,
+                              const std::string& kind) {
+  for (const auto& k : opt.extra_kinds) {
+    if (k.group == group && k.kind == kind) return &k;
+  }
+  for (const auto& k : registry()) {
+    if (k.group == group && k.kind == kind) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<const ManifestKind*> all_kinds(const ManifestOptions& opt) {
+  std::vector<const ManifestKind*> out;
+  for (const auto& k : opt.extra_kinds)
+    out.push_back(&k);
+  for (const auto& k : registry()) {
+    if (find_kind(opt, k.group, k.kind) == &k) out.push_back(&k);
+  }
+  return out;
+}
+
+struct ListDefaults {
+  std::string api_version;
+  std::string kind;
+};
+
+void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
+                      const std::optional<ListDefaults>& defaults);
+
+// Loads one document; an error reported at the document root gets the root's line (see
+// located()).
+void load_document(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
+                   const std::optional<ListDefaults>& defaults) {
+  try {
+    load_document_at(doc_node, b, opt, defaults);
+  } catch (const InputError& e) {
+    const InputLocation& w = e.where();
+    if (e.kind() != InputErrorKind::kInvalid || w.line != 0 || !w.field.empty() ||
+        !doc_node.path().empty() || doc_node.line() == 0) {
+      throw;
+    }
+    throw InputError(e.kind(), located(doc_node), e.message());
+  }
+}
+
+void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
+                      const std::optional<ListDefaults>& defaults) {
+  MapReader doc = doc_node.map();
+  const std::optional<YamlNode> api_node = doc.opt("apiVersion");
+  const std::optional<YamlNode> kind_node = doc.opt("kind");
+  if (!defaults && !api_node) doc_node.fail("missing required field 'apiVersion'");
+  if (!defaults && !kind_node) doc_node.fail("missing required field 'kind'");
+  const std::string api = api_node ? api_node->str() : defaults->api_version;
+  const std::string kind = kind_node ? kind_node->str() : defaults->kind;
+  const YamlNode& kind_at = kind_node ? *kind_node : doc_node;
+  const YamlNode& api_at = api_node ? *api_node : doc_node;
+  const auto [group, version] = split_api_version(api);
+
+  // 1. Lists: `kind: List` (items carry their own apiVersion and kind) and `<Kind>List` (items
+  //    are of that kind).
+  const bool typed_list = kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0 &&
+                          find_kind(opt, group, kind.substr(0, kind.size() - 4)) != nullptr;
+  if ((kind == "List" && group.empty()) || typed_list) {
+    doc.ignore("metadata");
+    const YamlNode items = doc.req("items");
+    doc.finish();
+    std::optional<ListDefaults> item_defaults;
+    if (typed_list) item_defaults = ListDefaults{api, kind.substr(0, kind.size() - 4)};
+    for (const YamlNode& item : items.seq())
+      load_document(item, b, opt, item_defaults);
+    return;
+  }
+
+  // 2. Look the kind up.
+  const ManifestKind* k = find_kind(opt, group, kind);
+  if (k == nullptr) {
+    std::vector<std::string> names;
+    std::string other_group;
+    for (const ManifestKind* known : all_kinds(opt)) {
+      names.push_back(known->kind);
+      if (known->kind == kind) other_group = api_version_of(*known, known->versions.front());
+    }
+    if (!other_group.empty()) {
+      api_at.fail(
+          fmt::format("kind {} is served by apiVersion {}, not {}", kind, other_group, api));
+    }
+    const std::string message =
+        fmt::format("unknown kind '{}' (apiVersion {}){}; capsim reads {}", kind, api,
+                    did_you_mean(kind, names), fmt::join(supported_manifest_kinds(opt), ", "));
+    if (opt.skip_unknown_kinds) {
+      ManifestContext ctx{b, opt, api, kind};
+      ctx.warn(kind_at, message + "; the document is skipped");
+      return;
+    }
+    kind_at.fail(message);
+  }
+  if (std::find(k->versions.begin(), k->versions.end(), version) == k->versions.end()) {
+    std::vector<std::string> served;
+    for (const auto& v : k->versions)
+      served.push_back(api_version_of(*k, v));
+    api_at.fail(fmt::format("apiVersion {} is not supported for {}; use {}", api, kind,
+                            fmt::join(served, " or ")));
+  }
+
+  // 3. Run its handler; every key it did not read is an unknown field.
+  ManifestContext ctx{b, opt, api, kind};
+  k->handler(doc, ctx);
+  doc.finish();
+}
+
+}  // namespace
+
+void ManifestContext::warn(const YamlNode& at, const std::string& message) const {
+  if (options.warnings == nullptr) return;
+  options.warnings->push_back(at.where().to_string() + ": " + message);
+}
+
+std::optional<YamlNode> ObjectMeta::annotation(std::string_view key) const {
+  for (const auto& [k, v] : annotations) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool namespaced,
+                             const std::vector<std::string>& capsim_annotations,
+                             bool name_required) {
+  MapReader r = metadata.map();
+  ObjectMeta m;
+  m.node = metadata;
+  if (name_required) {
+    const YamlNode n = r.req("name");
+    m.name = n.str();
+    if (m.name.empty()) n.fail("metadata.name must not be empty");
+  } else {
+    m.name = r.str_or("name", "");
+  }
+  if (namespaced) {
+    m.namespace_ = r.str_or("namespace", "default");
+  } else {
+    r.ignore("namespace");  // cluster-scoped: the API server ignores it
+  }
+  if (auto l = r.opt("labels")) m.labels = parse_labels(*l, b);
+  if (auto a = r.opt("annotations")) {
+    for (auto& [key, value] : a->entries()) {
+      if (auto p = label_key_problem(key); !p.empty()) {
+        value.fail(fmt::format("invalid annotation key '{}': {}", key, p));
+      }
+      if (!value.is_null()) (void)value.str();
+      if (key.rfind("capsim.io/", 0) == 0 &&
+          std::find(capsim_annotations.begin(), capsim_annotations.end(), key) ==
+              capsim_annotations.end()) {
+        const std::string known = capsim_annotations.empty()
+                                      ? std::string("none")
+                                      : fmt::format("{}", fmt::join(capsim_annotations, ", "));
+        value.fail(fmt::format("unknown capsim annotation '{}'{}; on this kind capsim reads: {}",
+                               key, did_you_mean(key, capsim_annotations), known));
+      }
+      m.annotations.emplace_back(key, value);
+    }
+  }
+  ignore_all(r, kIgnoredMetadata);
+  r.finish();
+  return m;
+}
+
+std::optional<std::string> label_value(const LabelSet& labels, std::string_view key,
+                                       const StringPool& pool) {
+  const Sym k = pool.find(key);
+  if (k == kNoSym) return std::nullopt;
+  const Sym v = labels.get(k);
+  if (v == kNoSym) return std::nullopt;
+  return pool.str(v);
+}
+
+void register_manifest_kind(ManifestKind kind) {
+  for (const auto& k : registry()) {
+    CAPSIM_CHECK(!(k.group == kind.group && k.kind == kind.kind),
+                 fmt::format("manifest kind {}/{} is registered twice", kind.group, kind.kind));
+  }
+  CAPSIM_CHECK(!kind.versions.empty() && kind.handler,
+               "a manifest kind needs at least one version and a handler");
+  registry().push_back(std::move(kind));
+}
+
+std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt) {
+  std::vector<std::string> out;
+  for (const ManifestKind* k : all_kinds(opt)) {
+    out.push_back(fmt::format("{} {}", api_version_of(*k, k->versions.front()), k->kind));
+  }
+  out.emplace_back("v1 List");
+  return out;
+}
+
+void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
+                        const ManifestOptions& opt) {
+  for (const YamlNode& d : docs)
+    load_document(d, b, opt, std::nullopt);
+}
+
+void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt) {
+  load_manifest_docs(YamlNode::load_all_file(path), b, opt);
+}
+
+}  // namespace capsim

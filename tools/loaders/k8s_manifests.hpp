@@ -1,0 +1,94 @@
+// Loads Kubernetes manifests (YAML files of one or more `---` documents, `kind: List` or
+// `<Kind>List` with items) into a World through the WorldBuilder. Each document is dispatched on
+// its API group and kind to a handler in a table: the core kinds (v1 Node, v1 Pod, batch/v1 Job,
+// scheduling.k8s.io/v1 PriorityClass) are built in; Kueue, DRA and other kinds are added with
+// register_manifest_kind() at start-up or per call in ManifestOptions::extra_kinds, without
+// touching this loader. Every field a handler does not read or explicitly ignore is an error
+// with a did-you-mean hint; every error carries file, line and field path. Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/yaml_reader.hpp"
+#include "sim/labels.hpp"
+#include "tools/loaders/world_builder.hpp"
+
+namespace capsim {
+
+struct ManifestOptions;
+
+// What a handler gets besides the document: the builder, the options, the document's apiVersion
+// and kind, and a place for warnings.
+struct ManifestContext {
+  WorldBuilder& builder;
+  const ManifestOptions& options;
+  std::string api_version;  // "v1", "batch/v1", "kueue.x-k8s.io/v1beta2"
+  std::string kind;
+
+  // Appends "file:line: field: message" to options.warnings (if set).
+  void warn(const YamlNode& at, const std::string& message) const;
+};
+
+// Reads one document. apiVersion and kind are already consumed; the loader calls finish() on
+// `doc` after the handler returns, so a handler only reads or ignore()s the keys it knows.
+using ManifestHandler = std::function<void(MapReader& doc, ManifestContext& ctx)>;
+
+struct ManifestKind {
+  std::string group;                  // "" for the core group, "batch", "kueue.x-k8s.io"
+  std::string kind;                   // "Node", "ClusterQueue"
+  std::vector<std::string> versions;  // served versions, e.g. {"v1beta2", "v1beta1"}
+  ManifestHandler handler;
+};
+
+struct ManifestOptions {
+  // Warnings (pod affinity is not modelled, a field that is accepted but changes nothing) go
+  // here; nullptr drops them.
+  std::vector<std::string>* warnings = nullptr;
+  // Handlers for this call only; they take precedence over registered kinds of the same name.
+  std::vector<ManifestKind> extra_kinds;
+  // Warn about, instead of failing on, documents of an unknown kind (e.g. a Deployment or a
+  // Service in a directory of cluster manifests).
+  bool skip_unknown_kinds = false;
+};
+
+// Adds a kind to the process-wide table the loaders use (the built-in kinds are there from the
+// start). Call at start-up, before loading; registering a group/kind twice is an InvariantError.
+void register_manifest_kind(ManifestKind kind);
+
+// "v1 Node, v1 Pod, batch/v1 Job, ..." for messages and `capsim validate --help`.
+std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt = {});
+
+// Loads every document of a file. A missing file is InputErrorKind::kMissing.
+void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt);
+void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
+                        const ManifestOptions& opt);
+
+// --- Pieces for handlers of other kinds ---------------------------------------------------
+
+// metadata: name (required unless `name_required` is false, as in a pod template), namespace
+// ("default" for namespaced kinds; ignored for cluster-scoped ones), labels, annotations (keys
+// validated; a capsim.io/* key must be one of `capsim_annotations`), and the fields the server
+// sets (uid, resourceVersion, creationTimestamp, managedFields, ownerReferences, ...) ignored.
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;
+  LabelSet labels;
+  std::vector<std::pair<std::string, YamlNode>> annotations;  // in file order
+  std::optional<YamlNode> node;                               // the metadata mapping
+
+  std::optional<YamlNode> annotation(std::string_view key) const;
+};
+
+ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool namespaced,
+                             const std::vector<std::string>& capsim_annotations,
+                             bool name_required = true);
+
+// The value of label `key` in `labels`, if present.
+std::optional<std::string> label_value(const LabelSet& labels, std::string_view key,
+                                       const StringPool& pool);
+
+}  // namespace capsim

@@ -1,0 +1,433 @@
+#include "tools/loaders/scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/plugin_registry.hpp"
+#include "models/workload/synthetic.hpp"
+#include "sim/quantity.hpp"
+#include "tools/loaders/k8s_fields.hpp"
+#include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/sha256.hpp"
+#include "tools/loaders/trace_csv.hpp"
+#include "tools/loaders/world_builder.hpp"
+
+namespace capsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
+                     "cannot open the scenario file (does it exist and is it readable?)");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Ctx {
+  fs::path base;  // directory of the scenario file
+  std::string data_dir;
+  WorldBuilder* b;
+  Scenario* s;
+
+  // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
+  std::string resolve(const YamlNode& n) const {
+    std::string p = n.str();
+    const std::string key = "{data_dir}";
+    if (auto pos = p.find(key); pos != std::string::npos) {
+      if (data_dir.empty()) {
+        n.fail(
+            "the path uses {data_dir} but the scenario sets no data_dir and --data-dir was not "
+            "given");
+      }
+      p.replace(pos, key.size(), data_dir);
+    }
+    fs::path fp(p);
+    if (fp.is_relative()) fp = base / fp;
+    return fp.lexically_normal().string();
+  }
+};
+
+double seconds_of(const YamlNode& n) {
+  return to_seconds(n.duration());
+}
+
+// ---- cluster -------------------------------------------------------------------------------
+
+void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& model,
+                      std::int32_t& gpus, std::optional<double>& price) {
+  WorldBuilder& b = *c.b;
+  if (auto g = m.opt("gpu")) {
+    MapReader gm = g->map();
+    YamlNode mn = gm.req("model");
+    model = &b.gpu_model(mn.str(), mn.where());
+    gpus = static_cast<std::int32_t>(gm.req("count").integer(0, 64));
+    gm.finish();
+  }
+  if (auto v = m.opt("cpu")) {
+    node.capacity[kCpu] = v->quantity(3);
+  } else {
+    m.req("cpu");
+  }
+  if (auto v = m.opt("memory")) {
+    node.capacity[kMemory] = v->quantity(0);
+  } else {
+    m.req("memory");
+  }
+  if (auto v = m.opt("pods")) node.capacity[kPods] = v->integer(1, 100000);
+  if (auto v = m.opt("ephemeral_storage")) node.capacity[kEphemeralStorage] = v->quantity(0);
+  if (auto v = m.opt("resources")) {
+    for (const auto& [k, q] : v->entries()) {
+      const ResourceId r = b.resource(k, q.where());
+      node.capacity[r] = q.quantity(0);
+    }
+  }
+  node.allocatable = node.capacity;
+  if (auto v = m.opt("reserved")) {
+    // kube-reserved + system-reserved: allocatable = capacity - reserved.
+    for (const auto& [k, q] : v->entries()) {
+      const ResourceId r = b.resource(k, q.where());
+      const std::int64_t amount = q.quantity(r == kCpu ? 3 : 0);
+      if (amount > node.capacity[r]) q.fail(fmt::format("reserving more {} than the node has", k));
+      node.allocatable[r] -= amount;
+    }
+  }
+  if (auto v = m.opt("labels")) node.labels = parse_labels(*v, b);
+  if (auto v = m.opt("taints")) node.taints = parse_taints(*v, b);
+  node.unschedulable = m.bool_or("unschedulable", false);
+  if (auto v = m.opt("price_per_hour")) price = v->number(0, 1e9);
+}
+
+void load_cluster(const YamlNode& cluster, Ctx& c) {
+  MapReader m = cluster.map();
+  if (auto pools = m.opt("pools")) {
+    for (const YamlNode& p : pools->seq()) {
+      MapReader pm = p.map();
+      const std::string pool = pm.req("name").str();
+      const std::int64_t count = pm.req("count").integer(0, 100000);
+      NodeSpec proto;
+      proto.pool = pool;
+      const GpuModel* model = nullptr;
+      std::int32_t gpus = 0;
+      std::optional<double> price;
+      read_node_fields(pm, c, proto, model, gpus, price);
+      pm.finish();
+      for (std::int64_t i = 0; i < count; ++i) {
+        NodeSpec n = proto;
+        n.name = fmt::format("{}-{}", pool, i);
+        c.b->add_node(std::move(n), model, gpus, price, p.where());
+      }
+    }
+  }
+  if (auto nodes = m.opt("nodes")) {
+    for (const YamlNode& p : nodes->seq()) {
+      MapReader nm = p.map();
+      NodeSpec n;
+      n.name = nm.req("name").str();
+      n.pool = nm.str_or("pool", "");
+      const GpuModel* model = nullptr;
+      std::int32_t gpus = 0;
+      std::optional<double> price;
+      read_node_fields(nm, c, n, model, gpus, price);
+      nm.finish();
+      c.b->add_node(std::move(n), model, gpus, price, p.where());
+    }
+  }
+  m.finish();
+}
+
+// ---- workload ------------------------------------------------------------------------------
+
+TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
+  WorldBuilder& b = *c.b;
+  MapReader m = t.map();
+  TenantSpec ts;
+  ts.name = m.req("name").str();
+  ts.queue = m.str_or("queue", ts.name);
+  ts.priority_class = m.str_or("priority_class", "");
+  ts.rate_per_hour = m.req("rate_per_hour").number(0, 1e7);
+  if (auto dc = m.opt("daily_cycle")) {
+    MapReader d = dc->map();
+    ts.cycle_amplitude = d.num_or("amplitude", 0.5, 0, 1);
+    ts.peak_hour = d.num_or("peak_hour", 14, 0, 24);
+    d.finish();
+  }
+  ts.start = m.duration_or("start", 0);
+  ts.end = m.duration_or("end", window);
+  if (ts.end < ts.start) m.req("end").fail("end is before start");
+  auto count = [](const YamlNode& n) { return n.number(0, 64); };
+  auto fraction = [](const YamlNode& n) { return n.number(0, 1); };
+  auto bytes = [](const YamlNode& n) { return static_cast<double>(n.quantity(0)); };
+  if (auto v = m.opt("gpus")) ts.gpus = Distribution::parse(*v, count);
+  if (auto v = m.opt("duration")) ts.duration = Distribution::parse(*v, seconds_of);
+  if (auto v = m.opt("gpu_util")) ts.gpu_util = Distribution::parse(*v, fraction);
+  if (auto v = m.opt("gpu_memory")) ts.gpu_memory = Distribution::parse(*v, bytes);
+  if (auto v = m.opt("cpu_per_gpu")) ts.cpu_per_gpu_milli = v->quantity(3);
+  if (auto v = m.opt("memory_per_gpu")) ts.memory_per_gpu = v->quantity(0);
+  if (auto v = m.opt("cpu_only")) {
+    MapReader co = v->map();
+    if (auto x = co.opt("cpu")) ts.cpu_milli_cpu_only = x->quantity(3);
+    if (auto x = co.opt("memory")) ts.memory_cpu_only = x->quantity(0);
+    co.finish();
+  }
+  ts.fail_probability = m.num_or("fail_probability", 0, 0, 1);
+  if (auto v = m.opt("gpu_models")) {
+    for (const YamlNode& g : v->seq())
+      ts.gpu_models.push_back(b.use_gpu_model(b.gpu_model(g.str(), g.where())));
+  }
+  if (auto v = m.opt("node_selector")) ts.node_selector = parse_labels(*v, b);
+  if (auto v = m.opt("node_affinity")) ts.affinity = parse_node_affinity(*v, b);
+  if (auto v = m.opt("tolerations")) ts.tolerations = parse_tolerations(*v, b);
+  if (auto v = m.opt("termination_grace")) ts.termination_grace = v->duration();
+  m.finish();
+  return ts;
+}
+
+void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
+  MapReader m = w.map();
+  if (auto syn = m.opt("synthetic")) {
+    MapReader sm = syn->map();
+    const SimDuration window = sm.duration_or("window", default_window);
+    std::vector<TenantSpec> tenants;
+    std::vector<InputLocation> where;
+    for (const YamlNode& t : sm.req("tenants").seq()) {
+      tenants.push_back(read_tenant(t, c, window));
+      where.push_back(t.where());
+      for (std::size_t i = 0; i + 1 < tenants.size(); ++i) {
+        if (tenants[i].name == tenants.back().name)
+          t.fail(fmt::format("duplicate tenant '{}'", tenants.back().name));
+      }
+    }
+    sm.finish();
+    std::vector<PodSpec> pods = generate_synthetic(tenants, c.s->seed);
+    for (PodSpec& p : pods) {
+      std::size_t k = 0;
+      while (k < tenants.size() && p.name.rfind(tenants[k].name + "-", 0) != 0)
+        ++k;
+      const InputLocation loc = k < where.size() ? where[k] : syn->where();
+      p.source = short_location(loc);
+      c.b->add_pod(std::move(p), loc);
+    }
+  }
+  if (auto traces = m.opt("traces")) {
+    for (const YamlNode& t : traces->seq()) {
+      MapReader tm = t.map();
+      const std::string path = c.resolve(tm.req("path"));
+      const std::string format = tm.str_or("format", "capsim");
+      TraceOptions opt;
+      opt.time_offset = tm.duration_or("time_offset", 0);
+      opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
+      opt.default_queue = tm.str_or("queue", "");
+      if (format != "capsim") {
+        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: capsim)", format));
+      }
+      tm.finish();
+      load_capsim_trace(path, *c.b, opt);
+    }
+  }
+  m.finish();
+}
+
+void load_priority_classes(const YamlNode& list, Ctx& c) {
+  for (const YamlNode& p : list.seq()) {
+    MapReader m = p.map();
+    PriorityClassInfo pc;
+    pc.name = m.req("name").str();
+    pc.value = static_cast<std::int32_t>(m.req("value").integer(-2147483648LL, 1000000000));
+    pc.global_default = m.bool_or("global_default", false);
+    const std::string policy = m.str_or("preemption_policy", "PreemptLowerPriority");
+    if (policy == "Never") {
+      pc.preemption_policy = PreemptionPolicy::kNever;
+    } else if (policy != "PreemptLowerPriority") {
+      m.req("preemption_policy").fail("preemption_policy must be PreemptLowerPriority or Never");
+    }
+    m.finish();
+    c.b->add_priority_class(pc, p.where());
+  }
+}
+
+void load_scheduler(const YamlNode& sched, Ctx& c) {
+  MapReader m = sched.map();
+  c.s->default_profile = m.str_or("profile", "default-scheduler");
+  auto add_config = [&](const YamlNode& cfg) {
+    // A KubeSchedulerConfiguration: profiles plus top-level knobs.
+    MapReader cm = cfg.map();
+    cm.ignore("apiVersion");
+    cm.ignore("kind");
+    cm.ignore("leaderElection");
+    cm.ignore("clientConnection");
+    cm.ignore("parallelism");
+    cm.ignore("extenders");
+    cm.ignore("percentageOfNodesToScore");
+    cm.ignore("podInitialBackoffSeconds");
+    cm.ignore("podMaxBackoffSeconds");
+    cm.ignore("podMaxInUnschedulablePodsDuration");
+    cm.ignore("tieBreak");
+    if (auto ps = cm.opt("profiles")) {
+      for (const YamlNode& p : ps->seq())
+        c.s->profiles.push_back(p);
+    }
+    cm.finish();
+    c.s->scheduler_globals = cfg;
+  };
+  if (auto f = m.opt("config")) {
+    const std::string path = c.resolve(*f);
+    auto docs = YamlNode::load_all_file(path);
+    if (docs.empty()) f->fail("the scheduler configuration file is empty");
+    add_config(docs.front());
+  }
+  if (m.has("profiles") || m.has("percentageOfNodesToScore") || m.has("tieBreak") ||
+      m.has("podInitialBackoffSeconds") || m.has("podMaxBackoffSeconds") ||
+      m.has("podMaxInUnschedulablePodsDuration")) {
+    // Inline: the `scheduler` mapping itself carries KubeSchedulerConfiguration fields.
+    m.ignore("profiles");
+    m.ignore("percentageOfNodesToScore");
+    m.ignore("tieBreak");
+    m.ignore("podInitialBackoffSeconds");
+    m.ignore("podMaxBackoffSeconds");
+    m.ignore("podMaxInUnschedulablePodsDuration");
+    for (const auto& [k, v] : sched.entries()) {
+      if (k == "profiles") {
+        for (const YamlNode& p : v.seq())
+          c.s->profiles.push_back(p);
+      }
+    }
+    c.s->scheduler_globals = sched;
+  }
+  m.ignore("config");
+  m.finish();
+  // Profile names must be unique.
+  std::vector<std::string> seen;
+  for (const YamlNode& p : c.s->profiles) {
+    MapReader pm = p.map();
+    std::string name = "default-scheduler";
+    for (const auto& [k, v] : p.entries()) {
+      if (k == "schedulerName") name = v.str();
+    }
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      p.fail(fmt::format("two profiles are named '{}'", name));
+    }
+    seen.push_back(name);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> profile_names(const Scenario& s) {
+  std::vector<std::string> out;
+  for (const YamlNode& p : s.profiles) {
+    std::string name = "default-scheduler";
+    for (const auto& [k, v] : p.entries()) {
+      if (k == "schedulerName") name = v.str();
+    }
+    out.push_back(name);
+  }
+  for (const auto& b : builtin_profile_names()) {
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  }
+  return out;
+}
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  Scenario s;
+  s.path = path;
+  const std::string text = read_all(path);
+  Sha256 h;
+  h.update(text);
+  for (const auto& o : options.overrides) {
+    h.update("\n--set ");
+    h.update(o);
+    s.overrides_text += o + "\n";
+  }
+  s.sha256 = h.hex_digest();
+
+  YamlNode doc = YamlNode::load_string(text, path);
+  if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping (name, cluster, workload, ...)");
+  YAML::Node root = doc.raw();
+  auto applied = std::make_shared<YamlNode::Overrides>();
+  for (const auto& o : options.overrides)
+    applied->emplace_back(apply_override(root, o), o);
+  doc = YamlNode(root, doc.file_ptr(), "").with_overrides(applied);
+
+  MapReader m = doc.map();
+  s.name = m.str_or("name", fs::path(path).stem().string());
+  s.description = m.str_or("description", "");
+  s.seed = static_cast<std::uint64_t>(m.int_or("seed", 1, 0));
+  if (options.seed) s.seed = *options.seed;
+
+  Ctx c;
+  c.base = fs::path(path).parent_path();
+  if (auto d = m.opt("data_dir")) {
+    fs::path dp(d->str());
+    if (dp.is_relative()) dp = c.base / dp;
+    c.data_dir = dp.lexically_normal().string();
+  }
+  if (options.data_dir) c.data_dir = *options.data_dir;
+
+  // Simulation options.
+  SimDuration window = kDay;
+  if (auto sim = m.opt("simulation")) {
+    MapReader sm = sim->map();
+    if (auto hz = sm.opt("horizon")) {
+      s.sim.horizon = hz->duration();
+      if (s.sim.horizon <= 0) hz->fail("the horizon must be positive");
+      window = s.sim.horizon;
+    }
+    s.sim.sample_interval = sm.duration_or("sample_interval", kMinute);
+    if (s.sim.sample_interval < kSecond)
+      sm.req("sample_interval").fail("the sample interval must be at least 1s");
+    s.sim.paranoid = sm.bool_or("paranoid", false);
+    sm.finish();
+  }
+  s.sim.seed = s.seed;
+
+  // Catalog: built-in plus the scenario's overrides.
+  s.catalog = GpuCatalog::builtin();
+  if (auto cat = m.opt("catalog")) {
+    MapReader cm = cat->map();
+    if (auto f = cm.opt("file")) {
+      cm.finish();
+      s.catalog.merge_yaml(YamlNode::load_file(c.resolve(*f)));
+    } else {
+      cm.ignore("models");
+      cm.finish();
+      s.catalog.merge_yaml(*cat);
+    }
+  }
+
+  s.world = std::make_unique<World>();
+  WorldBuilder b(*s.world, s.catalog);
+  c.b = &b;
+  c.s = &s;
+  if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
+  if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
+  if (auto mf = m.opt("manifests")) {
+    ManifestOptions mo;
+    mo.warnings = &s.warnings;
+    for (const YamlNode& f : mf->seq())
+      load_manifest_file(c.resolve(f), b, mo);
+  }
+  if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+  if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
+  m.finish();
+  b.finalize();
+  if (s.world->nodes.empty())
+    doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
+  for (const PodSpec& p : s.world->pods) {
+    if (p.duration == kEndOfTime && s.sim.horizon == kEndOfTime) {
+      doc.fail(fmt::format("pod {} ({}) never finishes, so the scenario needs simulation.horizon",
+                           p.name, p.source));
+    }
+  }
+  return s;
+}
+
+}  // namespace capsim

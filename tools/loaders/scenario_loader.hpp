@@ -1,0 +1,49 @@
+// Loads a scenario file into everything a run needs: the World (nodes from pools, single nodes
+// and Node manifests; pods from traces, manifests and the synthetic generator; priority
+// classes), the GPU catalog with the scenario's overrides, the simulation options and the
+// scheduler profiles. `--set key=value` overrides are applied to the YAML before it is read, so
+// they are validated exactly like the file. Relative paths resolve against the scenario's
+// directory; `{data_dir}` in a path expands to the scenario's data_dir (or --data-dir).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu_catalog.hpp"
+#include "models/yaml_reader.hpp"
+#include "sim/simulation.hpp"
+#include "sim/world.hpp"
+
+namespace capsim {
+
+struct LoadOptions {
+  std::vector<std::string> overrides;   // --set key=value, in order
+  std::optional<std::uint64_t> seed;    // --seed
+  std::optional<std::string> data_dir;  // --data-dir
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string path;
+  std::string sha256;  // of the file's bytes plus the overrides
+  std::uint64_t seed = 1;
+  std::unique_ptr<World> world;
+  GpuCatalog catalog;
+  SimulationOptions sim;
+  std::string default_profile = "default-scheduler";
+  std::optional<YamlNode> scheduler_globals;  // KubeSchedulerConfiguration-level knobs
+  std::vector<YamlNode> profiles;             // profiles defined in the scenario
+  std::vector<std::string> warnings;
+  std::string overrides_text;
+};
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options);
+
+// The scenario's profiles' names followed by the built-in ones (duplicates dropped).
+std::vector<std::string> profile_names(const Scenario& s);
+
+}  // namespace capsim

@@ -1,0 +1,237 @@
+#include "tools/loaders/world_builder.hpp"
+
+#include <fmt/format.h>
+
+#include "models/yaml_reader.hpp"
+#include "sim/quantity.hpp"
+
+namespace capsim {
+
+namespace {
+[[noreturn]] void fail_at(const InputLocation& where, const std::string& msg) {
+  throw InputError(InputErrorKind::kInvalid, where, msg);
+}
+}  // namespace
+
+std::string short_location(const InputLocation& where) {
+  if (where.line > 0) return fmt::format("{}:{}", where.file, where.line);
+  return where.file;
+}
+
+WorldBuilder::WorldBuilder(World& world, const GpuCatalog& catalog)
+    : world_(&world), catalog_(&catalog) {}
+
+const GpuModel& WorldBuilder::gpu_model(const std::string& name, const InputLocation& where) const {
+  const GpuModel* m = catalog_->find(name);
+  if (m == nullptr) {
+    auto s = catalog_->suggestions(name);
+    std::string hint;
+    if (!s.empty()) hint = fmt::format(" (did you mean {}?)", fmt::join(s, ", "));
+    fail_at(where, fmt::format("unknown GPU model '{}'{}; `capsim catalog` lists the known models",
+                               name, hint));
+  }
+  return *m;
+}
+
+GpuModelId WorldBuilder::use_gpu_model(const GpuModel& model) {
+  if (auto it = model_ids_.find(model.name); it != model_ids_.end()) return it->second;
+  GpuModelInfo info;
+  info.name = model.name;
+  info.memory_bytes = model.memory_mib * 1024 * 1024;
+  info.sms = model.sms;
+  info.tdp_w = model.tdp_w;
+  info.idle_w = model.idle_w;
+  info.price_per_hour = model.price_per_hour;
+  info.relative_speed = model.relative_speed > 0 ? model.relative_speed : 1.0;
+  world_->gpu_models.push_back(info);
+  const auto id = static_cast<GpuModelId>(world_->gpu_models.size() - 1);
+  model_ids_.emplace(model.name, id);
+  return id;
+}
+
+ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& where) {
+  if (name.empty()) fail_at(where, "empty resource name");
+  auto id = world_->resources.intern(name);
+  if (!id) {
+    fail_at(where,
+            fmt::format("too many distinct resource names (at most {}); '{}' is one too many",
+                        kMaxResources, name));
+  }
+  return *id;
+}
+
+NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t gpus,
+                              std::optional<double> price_override, const InputLocation& where) {
+  if (node.name.empty()) fail_at(where, "a node needs a name");
+  if (auto it = node_names_.find(node.name); it != node_names_.end()) {
+    fail_at(where, fmt::format("duplicate node name '{}' (first defined at {})", node.name,
+                               short_location(it->second)));
+  }
+  if (gpus < 0) fail_at(where, "the GPU count must be 0 or more");
+  if (gpus > 0 && model == nullptr) fail_at(where, "a node with GPUs needs a GPU model");
+  if (gpus > 64)
+    fail_at(where, fmt::format("{} GPUs on one node is more than capsim supports (64)", gpus));
+  node_names_.emplace(node.name, where);
+  node.name_sym = sym(node.name);
+  node.gpu_count = gpus;
+  if (model != nullptr && gpus > 0) {
+    node.gpu_model = use_gpu_model(*model);
+    if (node.capacity[kNvidiaGpu] == 0) node.capacity[kNvidiaGpu] = gpus;
+    if (node.allocatable[kNvidiaGpu] == 0) node.allocatable[kNvidiaGpu] = node.capacity[kNvidiaGpu];
+    if (node.allocatable[kNvidiaGpu] > node.capacity[kNvidiaGpu]) {
+      fail_at(where, "allocatable nvidia.com/gpu exceeds capacity");
+    }
+    // Labels GPU Feature Discovery publishes (only those not set explicitly).
+    std::string product = model->name;
+    for (const auto& a : model->aliases) {
+      if (a.rfind("NVIDIA-", 0) == 0) {
+        product = a;
+        break;
+      }
+    }
+    auto label_default = [&](const char* k, const std::string& v) {
+      const Sym key = sym(k);
+      if (!node.labels.has(key)) node.labels.set(key, sym(v));
+    };
+    label_default("nvidia.com/gpu.product", product);
+    label_default("nvidia.com/gpu.count", std::to_string(gpus));
+    label_default("nvidia.com/gpu.memory", std::to_string(model->memory_mib));
+    label_default("nvidia.com/gpu.present", "true");
+    label_default("capsim.io/gpu-model", model->name);
+  }
+  node.labels.set(sym("kubernetes.io/hostname"), sym(node.name));
+  if (!node.pool.empty() && !node.labels.has(sym("capsim.io/pool"))) {
+    node.labels.set(sym("capsim.io/pool"), sym(node.pool));
+  }
+  if (node.allocatable[kPods] == 0)
+    node.allocatable[kPods] = node.capacity[kPods] ? node.capacity[kPods] : 110;
+  if (node.capacity[kPods] == 0) node.capacity[kPods] = node.allocatable[kPods];
+  for (ResourceId r = 0; r < kMaxResources; ++r) {
+    if (node.allocatable[r] < 0 || node.capacity[r] < 0)
+      fail_at(where, "resources must not be negative");
+    if (node.capacity[r] != 0 && node.allocatable[r] > node.capacity[r]) {
+      fail_at(where, fmt::format("allocatable {} exceeds capacity", world_->resources.name(r)));
+    }
+  }
+  if (price_override) {
+    if (*price_override < 0) fail_at(where, "price_per_hour must not be negative");
+    node.price_per_hour = *price_override;
+  } else if (model != nullptr) {
+    node.price_per_hour = gpus * model->price_per_hour;
+  }
+  node.source = short_location(where);
+  world_->nodes.push_back(std::move(node));
+  return static_cast<NodeId>(world_->nodes.size() - 1);
+}
+
+PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
+  if (pod.name.empty()) fail_at(where, "a pod needs a name");
+  const std::string key = pod.namespace_ + "/" + pod.name;
+  if (auto it = pod_names_.find(key); it != pod_names_.end()) {
+    fail_at(where, fmt::format("duplicate pod '{}' (first defined at {})", key,
+                               short_location(it->second)));
+  }
+  pod_names_.emplace(key, where);
+  for (const auto& [r, v] : pod.requests.items) {
+    if (v < 0) fail_at(where, fmt::format("negative request for {}", world_->resources.name(r)));
+  }
+  const std::int64_t gpus = pod.requests.get(kNvidiaGpu);
+  if (gpus > 0 && pod.gpu_milli > 0 && pod.gpu_milli < 1000) {
+    fail_at(where, "a pod asks for both whole GPUs (nvidia.com/gpu) and a GPU share");
+  }
+  if (gpus > 64) fail_at(where, fmt::format("{} GPUs in one pod is more than any node has", gpus));
+  pod.gpu_count = static_cast<std::int32_t>(gpus);
+  if (pod.gpu_milli >= 1000) pod.gpu_milli = 0;  // a whole GPU is not a share
+  if (pod.gpu_milli < 0) fail_at(where, "a GPU share must be between 1 and 999 milli");
+  if (pod.duration < 0) fail_at(where, "a pod's duration must not be negative");
+  if (pod.arrival < 0) fail_at(where, "a pod's arrival time must not be negative");
+  if (!(pod.gpu_util >= 0 && pod.gpu_util <= 1)) fail_at(where, "gpu_util must be between 0 and 1");
+  if (pod.source.empty()) pod.source = short_location(where);
+  world_->pods.push_back(std::move(pod));
+  pod_where_.push_back(where);
+  return static_cast<PodId>(world_->pods.size() - 1);
+}
+
+JobId WorldBuilder::add_job(JobSpec job, const InputLocation& where) {
+  if (job.name.empty()) fail_at(where, "a job needs a name");
+  if (auto it = job_names_.find(job.name); it != job_names_.end()) {
+    fail_at(where, fmt::format("duplicate job '{}' (first defined at {})", job.name,
+                               short_location(it->second)));
+  }
+  if (job.parallelism < 1 || job.completions < 1) {
+    fail_at(where, "a job needs parallelism and completions of at least 1");
+  }
+  job_names_.emplace(job.name, where);
+  job.pod_template.gpu_count = static_cast<std::int32_t>(job.pod_template.requests.get(kNvidiaGpu));
+  if (job.source.empty()) job.source = short_location(where);
+  world_->jobs.push_back(std::move(job));
+  job_where_.push_back(where);
+  return static_cast<JobId>(world_->jobs.size() - 1);
+}
+
+void WorldBuilder::add_priority_class(PriorityClassInfo pc, const InputLocation& where) {
+  if (auto it = pc_names_.find(pc.name); it != pc_names_.end()) {
+    fail_at(where, fmt::format("duplicate PriorityClass '{}' (first defined at {})", pc.name,
+                               short_location(it->second)));
+  }
+  if (pc.value > 1000000000) {
+    fail_at(where, "PriorityClass values above 1000000000 are reserved for system classes");
+  }
+  if (pc.global_default) {
+    for (const auto& other : world_->priority_classes) {
+      if (other.global_default) {
+        fail_at(where, fmt::format("two PriorityClasses are globalDefault ('{}' and '{}')",
+                                   other.name, pc.name));
+      }
+    }
+  }
+  pc_names_.emplace(pc.name, where);
+  world_->priority_classes.push_back(std::move(pc));
+}
+
+void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) const {
+  const auto& pcs = world_->priority_classes;
+  if (p.priority_class.empty()) {
+    for (const auto& pc : pcs) {
+      if (pc.global_default) {
+        p.priority = pc.value;
+        // A pod's own preemptionPolicy: Never wins; otherwise the class's policy applies.
+        if (p.preemption_policy != PreemptionPolicy::kNever)
+          p.preemption_policy = pc.preemption_policy;
+      }
+    }
+    return;
+  }
+  for (const auto& pc : pcs) {
+    if (pc.name == p.priority_class) {
+      p.priority = pc.value;
+      if (p.preemption_policy != PreemptionPolicy::kNever)
+        p.preemption_policy = pc.preemption_policy;
+      return;
+    }
+  }
+  // The two classes every cluster has.
+  if (p.priority_class == "system-cluster-critical") {
+    p.priority = 2000000000;
+    return;
+  }
+  if (p.priority_class == "system-node-critical") {
+    p.priority = 2000001000;
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& pc : pcs)
+    names.push_back(pc.name);
+  fail_at(where, fmt::format("unknown priorityClassName '{}'{}", p.priority_class,
+                             did_you_mean(p.priority_class, names)));
+}
+
+void WorldBuilder::finalize() {
+  for (std::size_t i = 0; i < world_->pods.size(); ++i)
+    resolve_priority(world_->pods[i], pod_where_[i]);
+  for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
+    resolve_priority(world_->jobs[j].pod_template, job_where_[j]);
+  }
+}
+
+}  // namespace capsim

@@ -1,0 +1,72 @@
+// Assembles a World from the pieces the loaders read (pools, Node manifests, trace rows, Pod and
+// Job manifests, synthetic tenants), applying the rules every source shares: GPU models come
+// from the catalog, nodes get the labels GPU Feature Discovery would publish, pods' GPU requests
+// become device requests, priority class names resolve to values (after every source is read,
+// since a PriorityClass may come after the pods that use it), names are unique. Errors are
+// InputErrors pointing at the offending input.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu_catalog.hpp"
+#include "sim/input_error.hpp"
+#include "sim/world.hpp"
+
+namespace capsim {
+
+class WorldBuilder {
+ public:
+  WorldBuilder(World& world, const GpuCatalog& catalog);
+
+  World& world() { return *world_; }
+  const GpuCatalog& catalog() const { return *catalog_; }
+
+  // The catalog model named `name` (name or alias), or an InputError at `where` listing close
+  // names.
+  const GpuModel& gpu_model(const std::string& name, const InputLocation& where) const;
+  // The World's index for a catalog model, adding it on first use.
+  GpuModelId use_gpu_model(const GpuModel& model);
+  // Interns a resource name (cpu, memory, nvidia.com/gpu, example.com/foo).
+  ResourceId resource(const std::string& name, const InputLocation& where);
+  Sym sym(const std::string& s) { return world_->strings.intern(s); }
+
+  // Adds a node. `gpus` physical GPUs of `model` (nullptr: none). capacity/allocatable may
+  // already hold cpu, memory, pods, extended resources; nvidia.com/gpu is set from `gpus` unless
+  // already present. Adds GFD-style labels (nvidia.com/gpu.product, .count, .memory,
+  // kubernetes.io/hostname, capsim.io/pool). Price: `price_override` or gpus x model price.
+  NodeId add_node(NodeSpec node, const GpuModel* model, std::int32_t gpus,
+                  std::optional<double> price_override, const InputLocation& where);
+
+  // Adds a pod. Derives gpu_count from requests[nvidia.com/gpu] (and checks gpu_milli shares).
+  // `where` is kept to report priority-class errors at finalize().
+  PodId add_pod(PodSpec pod, const InputLocation& where);
+  JobId add_job(JobSpec job, const InputLocation& where);
+  void add_priority_class(PriorityClassInfo pc, const InputLocation& where);
+
+  // Resolves priority classes for every pod and job template; checks that every pod can in
+  // principle be expressed (e.g. requests are non-negative). Call once, after all sources.
+  void finalize();
+
+  std::size_t node_count() const { return world_->nodes.size(); }
+
+ private:
+  void resolve_priority(PodSpec& p, const InputLocation& where) const;
+
+  World* world_;
+  const GpuCatalog* catalog_;
+  std::map<std::string, GpuModelId> model_ids_;
+  std::map<std::string, InputLocation> node_names_;
+  std::map<std::string, InputLocation> pod_names_;
+  std::map<std::string, InputLocation> job_names_;
+  std::map<std::string, InputLocation> pc_names_;
+  std::vector<InputLocation> pod_where_;
+  std::vector<InputLocation> job_where_;
+};
+
+// "file:line" for PodSpec/NodeSpec::source.
+std::string short_location(const InputLocation& where);
+
+}  // namespace capsim

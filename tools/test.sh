@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's second command, and what CI runs: set up, build with warnings as errors, and run
+# the whole test suite (unit and scenario tests, a smoke run of the benchmarks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh ci
+jobs=$(nproc 2>/dev/null || echo 2)
+ctest --preset ci -j "$jobs" "$@"
