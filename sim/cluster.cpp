@@ -50,7 +50,19 @@ Cluster::Cluster(World& world) : world_(&world) {
       totals_.power_w += m.idle_w * n.spec->gpu_count;
     }
   }
+  quick_.resize(nodes_.size());
+  for (const NodeInfo& n : nodes_)
+    refresh_quick(n);
   sync_pod_table();
+}
+
+void Cluster::refresh_quick(const NodeInfo& n) {
+  QuickNode& q = quick_[n.id];
+  q.cpu = n.free(kCpu);
+  q.memory = n.free(kMemory);
+  q.gpus = static_cast<std::int32_t>(n.free(kNvidiaGpu));
+  q.pods = static_cast<std::int32_t>(n.free(kPods));
+  q.whole_gpus = n.free_whole_gpus;
 }
 
 void Cluster::sync_pod_table() {
@@ -121,6 +133,7 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> gpus) 
   apply_device_delta(n, pod, gpus, +1);
   ++totals_.pods_running;
   ++generation_;
+  refresh_quick(n);
 }
 
 void Cluster::unbind(PodId pod) {
@@ -138,6 +151,7 @@ void Cluster::unbind(PodId pod) {
   ps.gpus.clear();
   --totals_.pods_running;
   ++generation_;
+  refresh_quick(n);
 }
 
 void Cluster::check_invariants() const {
@@ -176,6 +190,11 @@ void Cluster::check_invariants() const {
       if (milli[g] == 0) ++free_whole;
       recount.gpus_allocated += milli[g] / 1000.0;
     }
+    const QuickNode& q = quick_[n.id];
+    CAPSIM_CHECK(q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
+                     q.gpus == n.free(kNvidiaGpu) && q.pods == n.free(kPods) &&
+                     q.whole_gpus == n.free_whole_gpus,
+                 fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));

@@ -37,6 +37,18 @@ struct NodeInfo {
   std::int64_t free(ResourceId r) const { return spec->allocatable[r] - requested[r]; }
 };
 
+// A compact copy of what each node has free, kept in step with NodeInfo by Cluster so that the
+// scheduler can rule out nodes without touching their (large) NodeInfo and NodeSpec. 32 bytes a
+// node: 5,000 nodes fit in L2.
+struct QuickNode {
+  std::int64_t cpu = 0;         // allocatable - requested, millicores
+  std::int64_t memory = 0;      // bytes
+  std::int32_t gpus = 0;        // nvidia.com/gpu allocatable - requested
+  std::int32_t pods = 0;        // pods that still fit by count
+  std::int32_t whole_gpus = 0;  // physical GPUs with nothing on them
+  std::int32_t pad = 0;
+};
+
 // Cluster-wide totals kept up to date by Cluster (read by samples and metrics).
 struct ClusterTotals {
   double gpus_total = 0;      // physical GPUs
@@ -65,6 +77,7 @@ class Cluster {
   const PodState& pod(PodId p) const { return pods_[p]; }
   const PodSpec& spec(PodId p) const { return world_->pods[p]; }
   const ClusterTotals& totals() const { return totals_; }
+  const std::vector<QuickNode>& quick() const { return quick_; }
   std::uint64_t generation() const { return generation_; }
 
   // Called when the World's pod table grew (a Job created pods).
@@ -85,10 +98,12 @@ class Cluster {
  private:
   void apply_device_delta(NodeInfo& n, PodId pod, std::span<const std::uint16_t> gpus, int sign);
   void refresh_gpu_totals(const NodeInfo& n, std::uint16_t gpu, int sign);
+  void refresh_quick(const NodeInfo& n);
 
   World* world_;
   std::vector<NodeInfo> nodes_;
   std::vector<PodState> pods_;
+  std::vector<QuickNode> quick_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;
 };

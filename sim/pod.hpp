@@ -101,7 +101,7 @@ struct PodState {
   double rate = 1.0;
   std::uint64_t finish_version = 0;  // completion events carry it; stale ones are ignored
   NodeId nominated_node = kNoNode;
-  std::uint32_t last_reason = 0;   // interned message of the last failed attempt (0 = none)
+  std::uint64_t last_reason = 0;   // hash of the last failure message (0 = none)
   bool last_unresolvable = false;  // the last failure was unresolvable on every node
   SimDuration ideal_runtime = 0;   // run time alone on the device it last ran on
   double gpu_seconds_lost = 0;     // GPU time thrown away by preemption or OOM kills

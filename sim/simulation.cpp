@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/check.hpp"
+#include "sim/random.hpp"
 
 namespace capsim {
 
@@ -223,7 +224,7 @@ void Simulation::on_schedule_cycle() {
       continue;
     }
     // Unschedulable (or a plugin error): remember why, requeue, maybe preempt.
-    const fw::ReasonId reason = reasons_->intern(r.message);
+    const std::uint64_t reason = fnv1a64(r.message);
     if (reason != s.last_reason) {
       record(r.outcome == fw::ScheduleResult::Outcome::kError ? "error" : "pending", pod, kNoNode,
              r.message);

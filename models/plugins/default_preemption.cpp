@@ -53,15 +53,14 @@ bool more_important(const fw::Snapshot& snap, PodId a, PodId b) {
 std::optional<DefaultPreemption::Candidate> DefaultPreemption::select_victims_on_node(
     fw::CycleState& state, const PodSpec& spec, const NodeInfo& node, const fw::Snapshot& snap,
     const fw::Framework& fw) const {
-  NodeInfo scratch = node;
   std::vector<PodId> potential;
   for (PodId p : node.pods) {
-    if (snap.pod(p).priority < spec.priority) {
-      potential.push_back(p);
-      scratch_remove(scratch, snap.pod(p), snap.state(p));
-    }
+    if (snap.pod(p).priority < spec.priority) potential.push_back(p);
   }
-  if (potential.empty()) return std::nullopt;
+  if (potential.empty()) return std::nullopt;  // before copying the node: the common case
+  NodeInfo scratch = node;
+  for (PodId p : potential)
+    scratch_remove(scratch, snap.pod(p), snap.state(p));
   if (!fw.run_filters(state, spec, scratch).is_success()) return std::nullopt;
   std::sort(potential.begin(), potential.end(),
             [&](PodId a, PodId b) { return more_important(snap, a, b); });
@@ -134,7 +133,7 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
   fw::PostFilterResult result;
   const auto num_nodes = static_cast<std::int32_t>(snap.nodes().size());
   if (spec.preemption_policy == PreemptionPolicy::kNever) {
-    result.message = never_;
+    result.message = ctx_->reasons.text(never_);
     return result;
   }
   // Nodes rejected with plain Unschedulable might take the pod after evictions; the others
@@ -174,8 +173,8 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
     if (not_helpful > 0)
       parts.push_back(fmt::format("{} {}", not_helpful, ctx_->reasons.text(not_helpful_)));
     std::sort(parts.begin(), parts.end());
-    result.message = ctx_->reasons.intern(
-        fmt::format("preemption: 0/{} nodes are available: {}", num_nodes, fmt::join(parts, ", ")));
+    result.message =
+        fmt::format("preemption: 0/{} nodes are available: {}", num_nodes, fmt::join(parts, ", "));
     return result;
   }
   const std::size_t pick = pick_one(candidates, snap);

@@ -28,6 +28,8 @@ class GpuDevices final : public fw::Plugin,
   fw::Status reserve(fw::CycleState& state, const PodSpec& pod, const NodeInfo& node,
                      fw::Placement& placement) override;
 
+  fw::QuickChecks quick_checks() const override { return {false, true}; }
+
  private:
   fw::ReasonId wrong_model_;
   fw::ReasonId no_gpu_;

@@ -61,7 +61,6 @@ NodeResourcesFit::NodeResourcesFit(PluginContext& ctx, NodeResourcesFitArgs args
     insufficient_[r] = ctx.reasons.intern(fmt::format("Insufficient {}", names.name(r)));
   }
   too_many_pods_ = ctx.reasons.intern("Too many pods");
-  ignored_.assign(kMaxResources, false);
   for (ResourceId r : args_.ignored_resources)
     ignored_[r] = true;
   for (const auto& p : args_.shape) {

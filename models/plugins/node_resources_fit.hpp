@@ -6,6 +6,7 @@
 // when listed in the strategy's resources and requested by the pod.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -59,6 +60,9 @@ class NodeResourcesFit final : public fw::Plugin,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
+  fw::QuickChecks quick_checks() const override {
+    return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu], false};
+  }
   const NodeResourcesFitArgs& args() const { return args_; }
 
  private:
@@ -66,7 +70,7 @@ class NodeResourcesFit final : public fw::Plugin,
   std::vector<UtilizationShapePoint> scaled_shape_;  // scores x10
   std::vector<fw::ReasonId> insufficient_;           // "Insufficient <resource>" per id
   fw::ReasonId too_many_pods_ = 0;
-  std::vector<bool> ignored_;
+  std::array<bool, kMaxResources> ignored_{};
 };
 
 // Shared by NodeResourcesFit and BalancedAllocation: the (allocatable, requested) pair a scorer

@@ -26,8 +26,13 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
   queue_sort_ = as<QueueSortPlugin>(*cfg_.plugins[cfg_.queue_sort], "QueueSort");
   for (std::size_t i : cfg_.pre_filter)
     pre_filter_.emplace_back(i, as<PreFilterPlugin>(*cfg_.plugins[i], "PreFilter"));
-  for (std::size_t i : cfg_.filter)
+  for (std::size_t i : cfg_.filter) {
     filter_.emplace_back(i, as<FilterPlugin>(*cfg_.plugins[i], "Filter"));
+    const QuickChecks q = filter_.back().second->quick_checks();
+    quick_.resources = quick_.resources || q.resources;
+    quick_.whole_gpus = quick_.whole_gpus || q.whole_gpus;
+  }
+  if (!cfg_.use_quick_checks) quick_ = QuickChecks{};
   for (std::size_t i : cfg_.post_filter)
     post_filter_.emplace_back(i, as<PostFilterPlugin>(*cfg_.plugins[i], "PostFilter"));
   for (std::size_t i : cfg_.pre_score)

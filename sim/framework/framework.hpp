@@ -33,6 +33,9 @@ struct ProfileConfig {
   SimDuration pod_initial_backoff = 1 * kSecond;
   SimDuration pod_max_backoff = 10 * kSecond;
   SimDuration max_unschedulable_duration = 5 * kMinute;  // 0: never flush on a timer
+  // Skip plugin calls on nodes that fail a quick check (same results, less work); off only in
+  // the test that proves the results are the same.
+  bool use_quick_checks = true;
 };
 
 class Framework {
@@ -55,6 +58,8 @@ class Framework {
   // PreFilter: runs every PreFilter plugin; a Skip marks the plugin's Filter as skipped for this
   // cycle. Returns the first rejection (with `plugin` set) or success.
   Status run_pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) const;
+  // The union of the enabled Filter plugins' quick checks.
+  const QuickChecks& quick_checks() const { return quick_; }
   // Filter: the first failing plugin's status, or success.
   Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node) const;
   bool has_post_filter() const { return !cfg_.post_filter.empty(); }
@@ -87,6 +92,7 @@ class Framework {
   std::vector<std::pair<std::size_t, ReservePlugin*>> reserve_;
   std::vector<std::pair<std::size_t, BindPlugin*>> bind_;
   mutable std::vector<std::int64_t> scratch_;
+  QuickChecks quick_;
 };
 
 }  // namespace capsim::fw

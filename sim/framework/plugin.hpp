@@ -79,11 +79,21 @@ class PreFilterPlugin {
   virtual Status pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) = 0;
 };
 
+// Necessary conditions a Filter plugin guarantees, which the scheduler can test on the compact
+// QuickNode copy before running the plugins: a node failing one of them would certainly be
+// rejected by that plugin. They only skip work; which nodes are feasible and in what order does
+// not change.
+struct QuickChecks {
+  bool resources = false;   // cpu, memory, nvidia.com/gpu and the pod count must fit
+  bool whole_gpus = false;  // a whole-GPU pod needs that many physical GPUs free
+};
+
 class FilterPlugin {
  public:
   virtual ~FilterPlugin() = default;
   virtual Status filter(const CycleState& state, const PodSpec& pod,
                         const NodeInfo& node) const = 0;
+  virtual QuickChecks quick_checks() const { return {}; }
 };
 
 // Per-node results of the filter phase, for PostFilter and the failure message.
@@ -99,7 +109,7 @@ struct PostFilterResult {
   Status status = Status{Code::kUnschedulable};
   NodeId nominated_node = kNoNode;
   std::vector<PodId> victims;
-  ReasonId message = 0;  // e.g. "preemption: 0/3 nodes are available: ..."
+  std::string message;  // e.g. "preemption: 0/3 nodes are available: ..."
 };
 
 class PostFilterPlugin {

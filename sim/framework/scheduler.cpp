@@ -74,7 +74,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
 }
 
 std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
-                                 ReasonId post_filter) const {
+                                 const std::string& post_filter) const {
   std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
   if (d.prefilter_reason != 0) msg += fmt::format(" {}.", reasons_->text(d.prefilter_reason));
   std::map<ReasonId, int> histogram;
@@ -88,7 +88,7 @@ std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
     parts.push_back(fmt::format("{} {}", n, reasons_->text(r)));
   std::sort(parts.begin(), parts.end());  // sort.Strings, as upstream
   if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
-  if (post_filter != 0) msg += fmt::format(" {}.", reasons_->text(post_filter));
+  if (!post_filter.empty()) msg += fmt::format(" {}.", post_filter);
   return msg;
 }
 
@@ -104,7 +104,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   diagnosis_.prefilter_reason = 0;
   feasible_.clear();
 
-  auto fail = [&](ReasonId post_filter_msg) {
+  auto fail = [&](const std::string& post_filter_msg) {
     result.outcome = ScheduleResult::Outcome::kUnschedulable;
     result.rejector_plugins = diagnosis_.rejector_plugins;
     result.message = fit_error(num_nodes, diagnosis_, post_filter_msg);
@@ -128,7 +128,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     diagnosis_.prefilter_reason = pre.reasons[0];
     diagnosis_.rejector_plugins |= std::uint64_t{1} << pre.plugin;
     result.evaluated_nodes = num_nodes;
-    return fail(0);
+    return fail({});
   }
 
   // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
@@ -138,15 +138,41 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     if (s.is_success()) feasible_.push_back(nominated);
   }
 
-  // 3. Filter from the rotating start index until enough feasible nodes are found.
+  // 3. Filter from the rotating start index until enough feasible nodes are found. Nodes that
+  //    fail a quick check on the compact QuickNode copy are skipped without running the plugins
+  //    (they would reject them); they still count as processed, as upstream would have evaluated
+  //    them. If no node turns out feasible, the skipped ones are evaluated in full afterwards so
+  //    that the diagnosis and its message are exactly what the plugins say.
   if (feasible_.empty() && num_nodes > 0) {
     const std::int32_t to_find =
         num_feasible_nodes_to_find(fw_->config().percentage_of_nodes_to_score, num_nodes);
+    const QuickChecks& qc = fw_->quick_checks();
+    const std::int64_t want_cpu = spec.requests.get(kCpu);
+    const std::int64_t want_mem = spec.requests.get(kMemory);
+    const std::int64_t want_gpu = spec.requests.get(kNvidiaGpu);
+    const bool whole_gpu_pod = spec.gpu_count > 0 && spec.gpu_milli == 0;
+    const auto& quick = cluster_->quick();
+    auto quick_reject = [&](NodeId id) {
+      if (!nominated_by_node_.empty() && nominated_by_node_.count(id)) return false;
+      const QuickNode& q = quick[id];
+      if (qc.resources &&
+          ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
+           (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1)) {
+        return true;
+      }
+      return qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count;
+    };
+    bool skipped_any = false;
     std::int32_t processed = 0;
     const auto n = static_cast<std::size_t>(num_nodes);
+    const std::size_t start = next_start_node_index_;
     for (std::size_t k = 0; k < n; ++k) {
-      const NodeId id = static_cast<NodeId>((next_start_node_index_ + k) % n);
+      const NodeId id = static_cast<NodeId>((start + k) % n);
       ++processed;
+      if (quick_reject(id)) {
+        skipped_any = true;
+        continue;
+      }
       Status s = filter_with_nominated(pod, spec, nodes[id]);
       if (s.is_success()) {
         feasible_.push_back(id);
@@ -161,17 +187,31 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
         if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
       }
     }
-    next_start_node_index_ = (next_start_node_index_ + static_cast<std::size_t>(processed)) % n;
+    next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
     result.evaluated_nodes = processed;
+    if (feasible_.empty() && skipped_any) {
+      // Every node was processed and none fits: evaluate in full for the diagnosis.
+      diagnosis_.node_statuses.clear();
+      diagnosis_.rejector_plugins = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        const NodeId id = static_cast<NodeId>((start + k) % n);
+        Status s = filter_with_nominated(pod, spec, nodes[id]);
+        CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
+                                                  "quick check",
+                                                  nodes[id].spec->name));
+        diagnosis_.node_statuses.emplace_back(id, s);
+        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+      }
+    }
   }
   result.feasible_nodes = static_cast<std::int32_t>(feasible_.size());
 
   // 4. No feasible node: PostFilter (preemption).
   if (feasible_.empty()) {
-    ReasonId post_msg = 0;
+    std::string post_msg;
     if (fw_->has_post_filter()) {
       PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, diagnosis_, snap_);
-      post_msg = pf.message;
+      post_msg = std::move(pf.message);
       if (pf.status.is_success() && pf.nominated_node != kNoNode) {
         result.nominated_node = pf.nominated_node;
         result.victims = std::move(pf.victims);
@@ -219,7 +259,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     diagnosis_.node_statuses.clear();
     diagnosis_.node_statuses.emplace_back(chosen, rs);
     if (rs.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << rs.plugin;
-    return fail(0);
+    return fail({});
   }
   Status bs = fw_->run_bind(state_, spec, result.placement);
   if (!bs.is_success()) {

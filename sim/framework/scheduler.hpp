@@ -55,7 +55,8 @@ class Scheduler {
   std::uint64_t cycles() const { return cycles_; }
 
   // Builds the FitError message from a diagnosis.
-  std::string fit_error(std::int32_t num_nodes, const Diagnosis& d, ReasonId post_filter) const;
+  std::string fit_error(std::int32_t num_nodes, const Diagnosis& d,
+                        const std::string& post_filter) const;
 
  private:
   Status filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node);

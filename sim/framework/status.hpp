@@ -21,7 +21,9 @@ enum class Code : std::uint8_t {
   kSkip,                          // PreFilter/PreScore: this plugin has nothing to do for the pod
 };
 
-using ReasonId = std::uint32_t;  // 0 is "no reason"
+// 0 is "no reason". 16 bits keep Status at 16 bytes, returned in registers on the Filter hot
+// path; plugin reasons are few (one per resource, taint, ...), so the table never gets near 65535.
+using ReasonId = std::uint16_t;
 
 class ReasonTable {
  public:
@@ -35,7 +37,7 @@ class ReasonTable {
 };
 
 struct Status {
-  static constexpr std::size_t kMaxReasons = 6;
+  static constexpr std::size_t kMaxReasons = 6;  // 2 + 2 + 6 x 2 = 16 bytes
 
   Code code = Code::kSuccess;
   std::uint8_t count = 0;
@@ -60,5 +62,6 @@ struct Status {
     return code == Code::kUnschedulable || code == Code::kUnschedulableAndUnresolvable;
   }
 };
+static_assert(sizeof(Status) == 16, "Status must stay small: it is returned per node per plugin");
 
 }  // namespace capsim::fw

@@ -56,11 +56,15 @@ static void BM_SchedulingCycle(benchmark::State& state) {
   fw::Scheduler sched(framework, cluster, reasons, RandomStream(1, "tie"));
   std::deque<PodId> running;
   PodId next = 0;
+  std::int64_t evaluated = 0;
+  std::int64_t cycles = 0;
   auto place = [&]() -> bool {
     const PodId p = next;
     next = (next + 1) % static_cast<PodId>(pool);
     if (cluster.pod(p).node != kNoNode) return false;
     auto r = sched.schedule_one(p);
+    evaluated += r.evaluated_nodes;
+    ++cycles;
     if (r.outcome != fw::ScheduleResult::Outcome::kScheduled) return false;
     cluster.bind(p, r.placement.node, r.placement.gpus);
     running.push_back(p);
@@ -71,6 +75,8 @@ static void BM_SchedulingCycle(benchmark::State& state) {
     (void)place();
   const std::size_t target = running.size();
   std::int64_t placed = 0;
+  evaluated = 0;
+  cycles = 0;
   for (auto _ : state) {
     if (place()) ++placed;
     // Keep occupancy steady: release the oldest pods.
@@ -80,6 +86,8 @@ static void BM_SchedulingCycle(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(placed);
+  state.counters["nodes_per_cycle"] = benchmark::Counter(
+      static_cast<double>(evaluated) / static_cast<double>(std::max<std::int64_t>(cycles, 1)));
   state.counters["placements_per_s"] =
       benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsRate);
 }

@@ -125,3 +125,59 @@ TEST_CASE("with many nodes the scheduler stops after enough feasible nodes and r
   CHECK(a.placement.node == 0);
   CHECK(b.placement.node == 420);
 }
+
+TEST_CASE("quick checks skip work without changing any decision or message") {
+  // Two schedulers over identical random clusters, one with quick checks and one without,
+  // must agree on every placement, every failure message and every rotation of the start index.
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    CAPTURE(seed);
+    auto build = [&](bool quick) {
+      auto r = std::make_unique<Rig>();
+      RandomStream rng(seed, "quick-check-test");
+      for (int i = 0; i < 300; ++i) {
+        auto nb = r->tw.node("n" + std::to_string(i))
+                      .cpu(std::to_string(16 + 16 * rng.below(4)))
+                      .memory("256Gi");
+        if (rng.below(4) != 0) nb.gpus(static_cast<std::int32_t>(1u << rng.below(4)));
+        if (rng.below(10) == 0) nb.taint("dedicated", "x", "NoSchedule");
+        nb.add();
+      }
+      for (int i = 0; i < 600; ++i) {
+        r->tw.pod("p" + std::to_string(i))
+            .cpu(std::to_string(1 + rng.below(16)))
+            .memory(std::to_string(1 + rng.below(64)) + "Gi")
+            .gpus(static_cast<std::int32_t>(rng.below(3) == 0 ? 0 : 1u << rng.below(4)))
+            .add();
+      }
+      r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
+      auto cfg = build_builtin_profile("default-scheduler", *r->ctx).config;
+      cfg.use_quick_checks = quick;
+      r->fw = std::make_unique<fw::Framework>(std::move(cfg));
+      r->cluster = std::make_unique<Cluster>(r->tw.world());
+      r->sched =
+          std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+      return r;
+    };
+    auto fast = build(true);
+    auto slow = build(false);
+    int placed = 0, failed = 0;
+    for (PodId p = 0; p < 600; ++p) {
+      auto a = fast->sched->schedule_one(p);
+      auto b = slow->sched->schedule_one(p);
+      REQUIRE(a.outcome == b.outcome);
+      CHECK(a.placement.node == b.placement.node);
+      CHECK(a.placement.gpus == b.placement.gpus);
+      CHECK(a.message == b.message);
+      CHECK(a.evaluated_nodes == b.evaluated_nodes);
+      if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+        fast->cluster->bind(p, a.placement.node, a.placement.gpus);
+        slow->cluster->bind(p, b.placement.node, b.placement.gpus);
+        ++placed;
+      } else {
+        ++failed;
+      }
+    }
+    CHECK(placed > 100);  // the comparison covered both outcomes
+    CHECK(failed > 10);
+  }
+}
