@@ -364,7 +364,9 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
         const PodSpec& spec = world_->pods[rec.pod];
         pod.bind_int64(1, run_id_);
         pod.bind_text(2, name);
-        if (spec.job != kNoJob) {
+        if (!spec.job_name.empty()) {
+          pod.bind_text(3, spec.job_name);
+        } else if (spec.job != kNoJob) {
           CAPSIM_CHECK(spec.job < world_->jobs.size(),
                        fmt::format("pod '{}' names job id {} but the World has {} jobs", spec.name,
                                    spec.job, world_->jobs.size()));

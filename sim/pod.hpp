@@ -31,9 +31,11 @@ struct PodSpec {
   std::string name;
   std::string namespace_ = "default";
   JobId job = kNoJob;
-  std::string queue;  // tenant / queue name used for reporting
+  std::string job_name;  // the job or workload it belongs to, for reports (trace `job`, Job name)
+  std::string queue;     // tenant / queue name used for reporting
   std::string priority_class;
   std::int32_t priority = 0;
+  bool explicit_priority = false;  // spec.priority given without a class: no global default
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   // Whether a preempted pod comes back (a Job recreates it) or ends as preempted.
   bool requeue_on_preemption = true;

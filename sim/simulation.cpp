@@ -199,6 +199,7 @@ void Simulation::create_job_pods(JobId job) {
     PodSpec p = j.pod_template;
     p.name = fmt::format("{}-{}", j.name, js.created);
     p.job = job;
+    p.job_name = j.name;
     p.arrival = engine_.now();
     world_->pods.push_back(std::move(p));
     cluster_.sync_pod_table();

@@ -331,7 +331,10 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   if (auto prio = spec.opt("priority")) {
     const auto v = static_cast<std::int32_t>(prio->integer(
         std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
-    if (!has_class) p.priority = v;  // with a class, this is the value admission filled in
+    if (!has_class) {  // with a class, this is the value admission filled in
+      p.priority = v;
+      p.explicit_priority = true;
+    }
   }
   if (auto pp = spec.opt("preemptionPolicy")) {
     const std::string s = pp->str();

@@ -193,6 +193,7 @@ PodSpec read_row(const RowReader& r, WorldBuilder& b, const TraceOptions& opt) {
       r.fail("job", fmt::format("'{}' cannot be a label value ({}): {}", job, kJobLabel, problem));
     }
     p.labels.set(b.sym(kJobLabel), b.sym(job));
+    p.job_name = job;
   }
   p.priority_class = r.cell("priority_class");
 

@@ -192,6 +192,7 @@ void WorldBuilder::add_priority_class(PriorityClassInfo pc, const InputLocation&
 void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) const {
   const auto& pcs = world_->priority_classes;
   if (p.priority_class.empty()) {
+    if (p.explicit_priority) return;
     for (const auto& pc : pcs) {
       if (pc.global_default) {
         p.priority = pc.value;
