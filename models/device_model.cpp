@@ -4,47 +4,61 @@
 
 namespace capsim {
 
-bool is_computing(const PodState& s) { return s.phase == PodPhase::kRunning; }
-
-double SharingDeviceModel::speed_factor(double util, double capacity) {
-  if (util <= 0) return 1.0;
-  if (capacity <= 0) return 0.0;
-  return 1.0 / ((1.0 - util) + util / capacity);
+bool is_computing(const PodState& s) {
+  return s.phase == PodPhase::kRunning;
 }
 
-double SharingDeviceModel::capacity(const Cluster& c, const NodeInfo& node, std::int32_t unit) const {
+double SharingDeviceModel::speed_factor(double util, double capacity, double sm_fraction,
+                                        double time_share) {
+  if (util <= 0) return 1.0;
+  if (capacity <= 0 || time_share <= 0) return 0.0;
+  // GPU phases stretch by max(1, s / c) for the device's width and by 1 / share for the time
+  // they get on it.
+  const double stretch = std::max(1.0, sm_fraction / capacity) / time_share;
+  return 1.0 / ((1.0 - util) + util * stretch);
+}
+
+SharingDeviceModel::Access SharingDeviceModel::access(const Cluster& c, const NodeInfo& node,
+                                                      std::int32_t unit) const {
   const DeviceUnit& u = node.units[static_cast<std::size_t>(unit)];
   switch (u.mode) {
     case ShareMode::kExclusive:
-      return u.capacity;
+      return {u.capacity, 1.0};
     case ShareMode::kMps:
-      return u.capacity * u.thread_cap;
+      // Clients run side by side, each on at most its thread cap of the SMs.
+      return {u.capacity * u.thread_cap, 1.0};
     case ShareMode::kTimeSliced: {
+      // CUDA time-slices evenly between the processes that want the device; switching between
+      // them costs the context-switch overhead once there are two or more.
       double sum_util = 0;
       int k = 0;
       for (PodId p : node.pods) {
         const PodState& s = c.pod(p);
         if (!is_computing(s)) continue;
-        if (std::find(s.units.begin(), s.units.end(), static_cast<std::uint16_t>(unit)) == s.units.end()) continue;
+        if (std::find(s.units.begin(), s.units.end(), static_cast<std::uint16_t>(unit)) ==
+            s.units.end())
+          continue;
         sum_util += c.spec(p).gpu_util;
         ++k;
       }
       double share = sum_util > 1.0 ? 1.0 / sum_util : 1.0;
       if (k >= 2) share *= 1.0 - p_.context_switch_overhead;
-      return u.capacity * share;
+      return {u.capacity, share};
     }
   }
-  return u.capacity;
+  return {u.capacity, 1.0};
 }
 
 double SharingDeviceModel::factor(const Cluster& c, const NodeInfo& node, PodId pod,
                                   std::int32_t unit) const {
   const PodSpec& s = c.spec(pod);
-  if (unit < 0) return speed_factor(s.gpu_util, s.gpu_milli / 1000.0);
-  return speed_factor(s.gpu_util, capacity(c, node, unit));
+  if (unit < 0) return speed_factor(s.gpu_util, s.gpu_milli / 1000.0, s.gpu_sm_fraction);
+  const Access a = access(c, node, unit);
+  return speed_factor(s.gpu_util, a.capacity, s.gpu_sm_fraction, a.time_share);
 }
 
-double SharingDeviceModel::gpu_busy(const Cluster& c, const NodeInfo& node, std::uint16_t gpu) const {
+double SharingDeviceModel::gpu_busy(const Cluster& c, const NodeInfo& node,
+                                    std::uint16_t gpu) const {
   double busy = 0;
   for (PodId p : node.pods) {
     const PodState& st = c.pod(p);
@@ -59,8 +73,9 @@ double SharingDeviceModel::gpu_busy(const Cluster& c, const NodeInfo& node, std:
       const DeviceUnit& u = node.units[ui];
       if (u.gpu != gpu || std::find(seen.begin(), seen.end(), ui) != seen.end()) continue;
       seen.push_back(ui);
+      // The GPU is busy for the work the pod gets done, u x R of a whole GPU's time; a MIG
+      // instance occupies only its share of the GPU while busy.
       const double r = factor(c, node, p, ui);
-      // A MIG instance engages its share of the GPU, not the whole.
       const double scale = u.instance >= 0 && u.capacity > 0 ? u.alloc_weight / u.capacity : 1.0;
       busy += s.gpu_util * r * scale;
     }
@@ -90,7 +105,8 @@ bool SharingDeviceModel::out_of_memory(const Cluster& c, PodId pod) const {
       if (p == pod) continue;
       const PodState& o = c.pod(p);
       if (!is_computing(o) || !o.memory_peaked) continue;
-      if (std::find(o.units.begin(), o.units.end(), ui) != o.units.end()) total += c.pod_memory(p, &u);
+      if (std::find(o.units.begin(), o.units.end(), ui) != o.units.end())
+        total += c.pod_memory(p, &u);
     }
     if (total > u.memory) return true;
   }

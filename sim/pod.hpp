@@ -60,7 +60,10 @@ struct PodSpec {
   SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)
   SimDuration termination_grace = 30 * kSecond;
   // Actual use, which the scheduler does not see.
-  double gpu_util = 1.0;             // busy fraction of its GPUs while running
+  double gpu_util = 1.0;  // busy fraction of its GPUs while running
+  // Share of a whole GPU's SMs its kernels keep busy while it computes: a device with at least
+  // this much compute capacity does not slow it down (1 = kernels fill the GPU).
+  double gpu_sm_fraction = 1.0;
   std::int64_t gpu_memory_used = 0;  // bytes per GPU; 0 = unknown (taken as the request)
   bool fails = false;                // the trace says the pod failed at the end of its run
 
@@ -71,7 +74,7 @@ enum class PodPhase : std::uint8_t {
   kNotArrived,
   kPending,
   kRunning,
-  kTerminating,  // evicted, in its grace period; still holds its resources
+  kTerminating,   // evicted, in its grace period; still holds its resources
   kCrashBackoff,  // its container died (e.g. OOM) and waits to restart in place, holding devices
   // terminal states
   kSucceeded,
@@ -104,8 +107,8 @@ struct PodState {
   bool memory_peaked = false;        // reached its peak GPU memory in the current run
   std::uint64_t run_version = 0;     // memory checks, restarts and terminations carry it
   double gpu_seconds_lost_oom = 0;   // GPU time of runs ended by an OOM kill
-  SimTime submit = -1;              // first arrival
-  SimTime pending_since = -1;       // start of the current wait
+  SimTime submit = -1;               // first arrival
+  SimTime pending_since = -1;        // start of the current wait
   SimTime first_start = -1;
   SimTime start = -1;         // start of the current attempt
   SimTime end = -1;           // terminal time

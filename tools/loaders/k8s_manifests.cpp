@@ -21,6 +21,7 @@ constexpr const char* kArrival = "capsim.io/arrival";
 constexpr const char* kDuration = "capsim.io/duration";
 constexpr const char* kLongRunning = "capsim.io/long-running";
 constexpr const char* kGpuUtil = "capsim.io/gpu-util";
+constexpr const char* kGpuSmFraction = "capsim.io/gpu-sm-fraction";
 constexpr const char* kGpuMemory = "capsim.io/gpu-memory";
 constexpr const char* kGpuMilli = "capsim.io/gpu-milli";
 constexpr const char* kFails = "capsim.io/fails";
@@ -28,8 +29,9 @@ constexpr const char* kQueue = "capsim.io/queue";
 constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
 
 const std::vector<std::string>& pod_annotations() {
-  static const std::vector<std::string> k = {kArrival,   kDuration, kLongRunning, kGpuUtil,
-                                             kGpuMemory, kGpuMilli, kFails,       kQueue};
+  static const std::vector<std::string> k = {kArrival,  kDuration,      kLongRunning,
+                                             kGpuUtil,  kGpuSmFraction, kGpuMemory,
+                                             kGpuMilli, kFails,         kQueue};
   return k;
 }
 
@@ -359,6 +361,9 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     restart->fail(fmt::format("unknown restartPolicy '{}'{}; use Always, OnFailure or Never", rp,
                               did_you_mean(rp, {"Always", "OnFailure", "Never"})));
   }
+  // The kubelet restarts a bare pod's containers without limit; a Job's backoffLimit bounds its
+  // pods (set by the Job loader).
+  if (owner == PodOwner::kBare) p.max_restarts = std::numeric_limits<std::int32_t>::max();
   if (owner == PodOwner::kJob && p.restart_policy == RestartPolicy::kAlways) {
     (restart ? *restart : spec_node)
         .fail(
@@ -438,6 +443,7 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
                     what, kDuration, kLongRunning));
   }
   if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
+  if (auto v = a.get(kGpuSmFraction)) p.gpu_sm_fraction = v->number(0.001, 1.0);
   if (auto v = a.get(kGpuMemory)) p.gpu_memory_used = v->quantity(0);
   if (auto v = a.get(kGpuMilli)) p.gpu_milli = static_cast<std::int32_t>(v->integer(1, 999));
   if (auto v = a.get(kFails)) p.fails = v->boolean();

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "models/plugin_registry.hpp"
@@ -89,7 +90,8 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
       mig_config = mm.req("config").str();
       if (auto st = mm.opt("strategy")) {
         strategy = parse_mig_strategy(st->str());
-        if (!strategy) st->fail(fmt::format("strategy must be none, single or mixed, not '{}'", st->str()));
+        if (!strategy)
+          st->fail(fmt::format("strategy must be none, single or mixed, not '{}'", st->str()));
       }
       mm.finish();
     }
@@ -135,15 +137,19 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
     node.labels = parse_labels(*v, b);
     const StringPool& pool = b.world().strings;
     if (mig_config.empty()) {
-      if (Sym l = node.labels.get(b.sym("nvidia.com/mig.config")); l != kNoSym) mig_config = pool.str(l);
+      if (Sym l = node.labels.get(b.sym("nvidia.com/mig.config")); l != kNoSym)
+        mig_config = pool.str(l);
     }
     if (plugin_config.empty()) {
-      if (Sym l = node.labels.get(b.sym("nvidia.com/device-plugin.config")); l != kNoSym) plugin_config = pool.str(l);
+      if (Sym l = node.labels.get(b.sym("nvidia.com/device-plugin.config")); l != kNoSym)
+        plugin_config = pool.str(l);
     }
   }
   if (!mig_config.empty() || !plugin_config.empty()) {
     const InputLocation at = where_devices ? where_devices->where() : m.node().where();
-    if (model == nullptr || gpus == 0) throw InputError(InputErrorKind::kInvalid, at, "MIG and sharing need GPUs (gpu: {model, count})");
+    if (model == nullptr || gpus == 0)
+      throw InputError(InputErrorKind::kInvalid, at,
+                       "MIG and sharing need GPUs (gpu: {model, count})");
     node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
                                      plugin_config, at);
   }
@@ -216,6 +222,7 @@ TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
   if (auto v = m.opt("duration")) ts.duration = Distribution::parse(*v, seconds_of);
   if (auto v = m.opt("gpu_util")) ts.gpu_util = Distribution::parse(*v, fraction);
   if (auto v = m.opt("gpu_memory")) ts.gpu_memory = Distribution::parse(*v, bytes);
+  if (auto v = m.opt("gpu_sm_fraction")) ts.gpu_sm_fraction = Distribution::parse(*v, fraction);
   if (auto v = m.opt("cpu_per_gpu")) ts.cpu_per_gpu_milli = v->quantity(3);
   if (auto v = m.opt("memory_per_gpu")) ts.memory_per_gpu = v->quantity(0);
   if (auto v = m.opt("cpu_only")) {
@@ -236,8 +243,10 @@ TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
   if (auto v = m.opt("gpu_resource")) {
     const std::string name = v->str();
     if (!is_device_resource(name)) {
-      v->fail(fmt::format("'{}' is not a GPU device resource (nvidia.com/gpu, nvidia.com/gpu.shared "
-                          "or nvidia.com/mig-<profile>)", name));
+      v->fail(
+          fmt::format("'{}' is not a GPU device resource (nvidia.com/gpu, nvidia.com/gpu.shared "
+                      "or nvidia.com/mig-<profile>)",
+                      name));
     }
     ts.gpu_resource = b.resource(name, v->where());
   }
@@ -401,15 +410,39 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     h.update(o);
     s.overrides_text += o + "\n";
   }
-  s.sha256 = h.hex_digest();
 
-  YamlNode doc = YamlNode::load_string(text, path);
-  if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping (name, cluster, workload, ...)");
-  YAML::Node root = doc.raw();
-  auto applied = std::make_shared<YamlNode::Overrides>();
+  // `extends: base.yaml` (relative to this file): the base's values, with this file's merged on
+  // top (docs/scenario-format.md); errors still point at the file a value came from.
+  auto provenance = std::make_shared<YamlNode::Provenance>();
+  std::function<YAML::Node(const std::string&, const std::string&, int)> assemble =
+      [&](const std::string& file, const std::string& body, int depth) -> YAML::Node {
+    YamlNode d = YamlNode::load_string(body, file);
+    if (!d.is_map()) d.fail("a scenario must be a YAML mapping (name, cluster, workload, ...)");
+    YAML::Node root = d.raw();
+    if (!root["extends"]) return root;
+    YamlNode ext(root["extends"], d.file_ptr(), "extends");
+    if (depth > 8) ext.fail("extends chains more than 8 files deep (a cycle?)");
+    fs::path base_path(ext.str());
+    if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
+    const std::string base_file = base_path.lexically_normal().string();
+    const std::string base_text = read_all(base_file);
+    h.update("\n--extends " + base_file + "\n");
+    h.update(base_text);
+    const std::size_t before = provenance->files.size();
+    YAML::Node merged = assemble(base_file, base_text, depth + 1);
+    // Everything not yet attributed came from the base file.
+    if (provenance->files.size() == before) provenance->files.emplace_back("", base_file);
+    root.remove("extends");
+    for (auto& p : merge_overlay(merged, root))
+      provenance->files.emplace_back(p, file);
+    return merged;
+  };
+  YAML::Node root = assemble(path, text, 0);
+  s.sha256 = h.hex_digest();
   for (const auto& o : options.overrides)
-    applied->emplace_back(apply_override(root, o), o);
-  doc = YamlNode(root, doc.file_ptr(), "").with_overrides(applied);
+    provenance->set_options.emplace_back(apply_override(root, o), o);
+  YamlNode doc =
+      YamlNode(root, std::make_shared<const std::string>(path), "").with_provenance(provenance);
 
   MapReader m = doc.map();
   s.name = m.str_or("name", fs::path(path).stem().string());
@@ -464,7 +497,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto mc = m.opt("mig_configs")) {
     for (const YamlNode& e : mc->seq()) {
       if (e.is_scalar()) {
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e))) c.devices.add_mig_parted(d);
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+          c.devices.add_mig_parted(d);
       } else {
         c.devices.add_mig_parted(e);
       }
@@ -473,7 +507,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto dp = m.opt("device_plugin_configs")) {
     for (const auto& [name, e] : dp->entries()) {
       if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e))) c.devices.add_device_plugin(d, name);
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+          c.devices.add_device_plugin(d, name);
       } else {
         c.devices.add_device_plugin_inline(e, name);
       }
@@ -490,7 +525,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       if (policy != "pending-demand") rm.req("policy").fail("the only policy is pending-demand");
       s.mig_reconfiguration_time = rm.duration_or("duration", 2 * kMinute);
       s.mig_reconfiguration_interval = rm.duration_or("interval", kMinute);
-      if (s.mig_reconfiguration_interval < kSecond) rm.req("interval").fail("the interval must be at least 1s");
+      if (s.mig_reconfiguration_interval < kSecond)
+        rm.req("interval").fail("the interval must be at least 1s");
       rm.finish();
     }
     dm.finish();
