@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -19,7 +20,6 @@ struct Integrals {
   double gpu_seconds_allocated = 0;
   double gpu_seconds_busy = 0;
   double joules = 0;
-  double cost_usd = 0;  // price per hour x hours
   void advance(SimTime now, const ClusterTotals& t);
 };
 
@@ -35,9 +35,11 @@ double percentile(std::vector<double> v, double p);
 
 // `end`: pods still pending count their wait up to it.
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end);
+// `cost` gives the money figures (cost_* and queue.<q>.cost_usd / gpu_hours).
 Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& integrals, const SampleStats& samples, SimTime end,
-                        std::uint64_t scheduling_cycles, std::uint64_t events);
+                        const Integrals& integrals, const CostLedger& cost,
+                        const SampleStats& samples, SimTime end, std::uint64_t scheduling_cycles,
+                        std::uint64_t events);
 
 // Conservation: every arrived pod is in exactly one final state and the counts add up.
 void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods);

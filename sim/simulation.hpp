@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
@@ -39,6 +40,10 @@ struct SimulationOptions {
   std::function<bool()> should_stop;
   // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
   bool restart_from_scratch = true;
+  // Cost attribution: energy price and PUE, and what fraction of a device a pod is charged for
+  // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
+  EnergyPricing energy;
+  const DeviceCharge* charge = nullptr;
 };
 
 struct RunResult {
@@ -94,6 +99,7 @@ class Simulation final : public EventHandler {
   double pod_rate(PodId pod, NodeId node) const;
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
   SampleRecord make_sample();
+  void record_pool_samples();
   void refresh_fragmentation();
 
   World* world_;
@@ -124,6 +130,7 @@ class Simulation final : public EventHandler {
   std::int64_t terminating_ = 0;
   std::int64_t pending_finishes_ = 0;  // running pods with a completion event scheduled
   Integrals integrals_;
+  CostLedger ledger_;
   SampleStats sample_stats_;
   std::vector<double> node_frag_;
   std::vector<std::uint64_t> node_frag_gen_;
