@@ -36,6 +36,8 @@ int figure_decimals(double v) {
   int decimals = 3 - magnitude;  // four significant digits
   if (decimals < 0) decimals = 0;
   if (decimals > 6) decimals = 6;
+  // 999.96 rounds to 1000.0: one digit fewer keeps four significant digits (1,000).
+  if (decimals > 0 && std::round(a * std::pow(10.0, decimals)) >= 1e4) --decimals;
   return decimals;
 }
 
@@ -44,11 +46,9 @@ std::string figure(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == 0) return "0";
   if (is_whole(v)) return group_thousands(fmt::format("{:.0f}", v));
-  std::string s = fmt::format("{:.{}f}", v, figure_decimals(v));
-  if (s == "-0" || s.find_first_not_of("-0.") == std::string::npos) {
-    // Rounded to zero: keep the sign off and say so plainly.
-    s = fmt::format("{:.{}f}", 0.0, figure_decimals(v));
-  }
+  const std::string s = fmt::format("{:.{}f}", v, figure_decimals(v));
+  // Below the last decimal shown (|v| < 0.0000005): plainly zero, without a sign.
+  if (s.find_first_not_of("-0.") == std::string::npos) return "0";
   return group_thousands(s);
 }
 
@@ -64,7 +64,7 @@ std::string percent_change(double change, double base) {
   const double pct = change / std::fabs(base) * 100.0;
   const double a = std::fabs(pct);
   const int decimals = a >= 100 ? 0 : (a >= 10 ? 1 : 2);
-  std::string s = fmt::format("{:.{}f}%", pct, decimals);
+  std::string s = group_thousands(fmt::format("{:.{}f}", pct, decimals)) + "%";
   if (pct > 0) s = "+" + s;
   return s;
 }

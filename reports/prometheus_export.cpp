@@ -75,6 +75,34 @@ class Writer {
   std::string out_;
 };
 
+// A series takes one value per timestamp: where the run recorded two samples at one time (the
+// closing sample can fall on a sampling tick), the later one, the state at that time, is kept.
+std::vector<const SampleRecord*> latest_per_time(const std::vector<SampleRecord>& rows) {
+  std::vector<const SampleRecord*> out;
+  for (const SampleRecord& r : rows) {
+    if (!out.empty() && out.back()->time == r.time) {
+      out.back() = &r;
+    } else {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+std::vector<const PoolSampleRecord*> latest_per_time(const std::vector<PoolSampleRecord>& rows,
+                                                     const std::string& pool) {
+  std::vector<const PoolSampleRecord*> out;
+  for (const PoolSampleRecord& r : rows) {
+    if (r.pool != pool) continue;
+    if (!out.empty() && out.back()->time == r.time) {
+      out.back() = &r;
+    } else {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
 struct PoolFamily {
   std::string name, help, unit;
   std::function<double(const PoolSampleRecord&)> value;
@@ -147,9 +175,10 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
                                        ? fmt::format(R"(pool="{}",modelName="{}")",
                                                      label_value(pool), label_value(model_of[pool]))
                                        : fmt::format(R"(pool="{}")", label_value(pool));
-        for (const PoolSampleRecord& p : d.pool_samples) {
-          if (p.pool != pool || (dcgm && p.gpus_total <= 0)) continue;
-          w.sample(f.name, labels, p.time, f.value(p));
+        const std::vector<const PoolSampleRecord*> rows = latest_per_time(d.pool_samples, pool);
+        for (const PoolSampleRecord* p : rows) {
+          if (dcgm && p->gpus_total <= 0) continue;
+          w.sample(f.name, labels, p->time, f.value(*p));
         }
       }
     }
@@ -165,13 +194,13 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
     };
     for (const auto& [name, get] : c) {
       w.family(name, "Cluster-wide (this report file has no per-pool samples).", "");
-      for (const SampleRecord& s : d.samples)
-        w.sample(name, "", s.time, get(s));
+      for (const SampleRecord* s : latest_per_time(d.samples))
+        w.sample(name, "", s->time, get(*s));
     }
   }
   w.family("capsim_pods_pending", "Pods waiting in the scheduling queue (cluster-wide).", "");
-  for (const SampleRecord& s : d.samples)
-    w.sample("capsim_pods_pending", "", s.time, static_cast<double>(s.pods_pending));
+  for (const SampleRecord* s : latest_per_time(d.samples))
+    w.sample("capsim_pods_pending", "", s->time, static_cast<double>(s->pods_pending));
 
   if (!d.queue_samples.empty()) {
     // Series keyed by (queue, flavor, resource), each in time order.
@@ -193,8 +222,10 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
     for (const auto& [name, help, field] : qf) {
       w.family(name, help, "");
       for (const auto& [labels, rows] : series) {
-        for (const QueueSampleRow* q : rows)
-          w.sample(name, labels, q->time, q->*field);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (i + 1 < rows.size() && rows[i + 1]->time == rows[i]->time) continue;
+          w.sample(name, labels, rows[i]->time, rows[i]->*field);
+        }
       }
     }
   }
