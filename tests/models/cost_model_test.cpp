@@ -71,7 +71,8 @@ TEST_CASE("the cost section prices nodes by their pool's pricing") {
        8 * 43800.0 / (5 * 8760.0), 2.0},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.name);
+    const std::string case_name = c.name;
+    CAPTURE(case_name);
     ScratchDir dir("cost-model");
     const Scenario s = load_with(dir, c.cost);
     CHECK(price_of(s, "b200") == doctest::Approx(c.want_b200));
@@ -114,7 +115,8 @@ TEST_CASE("bad cost data is rejected with the file, line and field") {
       {"unknown field", "cost:\n  pricng: reserved\n", "s.yaml:14:", "did you mean 'pricing'"},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.name);
+    const std::string case_name = c.name;
+    CAPTURE(case_name);
     ScratchDir dir("cost-bad");
     try {
       (void)load_with(dir, c.cost);
