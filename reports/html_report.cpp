@@ -114,7 +114,7 @@ svg::LineChart allocation_chart(const std::string& title, std::vector<double> t,
   c.title = title;
   c.y_label = "GPUs";
   c.width = 580;
-  c.height = 220;
+  c.height = 205;
   double cap = 0;
   for (double v : total)
     cap = std::max(cap, v);
@@ -231,7 +231,7 @@ std::string pending_section(const ReportData& d) {
   c.title = "Pending and running pods over time";
   c.y_label = "pods";
   c.width = 1160;
-  c.height = 230;
+  c.height = 200;
   const std::vector<double> t = times_of(d.samples);
   c.series.push_back({"pending", svg::kVermillion, svg::SeriesStyle::kArea, t,
                       column(d.samples, [](const SampleRecord& r) {
@@ -260,7 +260,7 @@ std::string waits_section(const ReportData& d) {
   c.y_percent = true;
   c.y_max = 1.0;
   c.width = 640;
-  c.height = 260;
+  c.height = 240;
   for (std::size_t i = 0; i < d.queues.size(); ++i) {
     const QueueWaits& q = d.queues[i];
     svg::Series s;
@@ -323,7 +323,7 @@ std::string fragmentation_section(const ReportData& d) {
   c.title = "Free and fragmented GPUs over time";
   c.y_label = "GPUs";
   c.width = 1160;
-  c.height = 230;
+  c.height = 200;
   const std::vector<double> t = times_of(d.samples);
   c.series.push_back({"free", svg::kGreen, svg::SeriesStyle::kLine, t,
                       column(d.samples, [](const SampleRecord& r) {
