@@ -197,6 +197,25 @@ TEST_SUITE("scenario") {
       times.insert(s.time);
     const int pool_count = 3;
     CHECK(pools.size() == samples.size() * pool_count);
+    // The pools add up to the cluster-wide sample of the same time.
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      double alloc = 0, busy = 0, power = 0, used = 0;
+      std::int64_t running = 0;
+      for (int p = 0; p < pool_count; ++p) {
+        const PoolSampleRecord& ps = pools[i * pool_count + static_cast<std::size_t>(p)];
+        CHECK(ps.time == samples[i].time);
+        alloc += ps.gpus_allocated;
+        busy += ps.gpus_busy;
+        power += ps.power_w;
+        used += ps.gpu_memory_used_mib;
+        running += ps.pods_running;
+      }
+      CHECK(alloc == doctest::Approx(samples[i].gpus_allocated));
+      CHECK(busy == doctest::Approx(samples[i].gpus_busy));
+      CHECK(power == doctest::Approx(samples[i].power_w));
+      CHECK(used == doctest::Approx(samples[i].gpu_memory_used_mib));
+      CHECK(running == samples[i].pods_running);
+    }
     CHECK(count["capsim_gpus_allocated"] == static_cast<int>(times.size()) * pool_count);
     CHECK(count["capsim_pods_pending"] == static_cast<int>(times.size()));
     // DCGM series exist for GPU pools only (a100, b200: two of the three pools).
