@@ -20,13 +20,34 @@ struct Holder {
 };
 }  // namespace
 
-double DeviceCharge::charged_fraction(const PodSpec& pod, const NodeInfo& /*node*/,
-                                      std::uint16_t /*gpu*/) const {
-  return pod_milli_per_gpu(pod) / 1000.0;
+double DeviceCharge::charged_fraction(const PodSpec& pod, const NodeInfo& node,
+                                      const DeviceUnit* unit, std::uint16_t gpu,
+                                      const GpuModelInfo* model) const {
+  if (unit == nullptr) return pod.gpu_milli > 0 ? pod.gpu_milli / 1000.0 : 1.0;
+  double device = 1.0;  // the whole GPU
+  if (unit->instance >= 0 && model != nullptr && model->mig_memory_slots > 0 &&
+      model->mig_compute_slots > 0) {
+    // A MIG instance: max(memory slots / 8, compute slices / 7).
+    const MigInstance& mi =
+        node.gpus[gpu].layout.instances.at(static_cast<std::size_t>(unit->instance));
+    const double memory = static_cast<double>(mi.size) / model->mig_memory_slots;
+    const double compute = static_cast<double>(model->mig_profiles.at(mi.profile).compute_slices) /
+                           model->mig_compute_slots;
+    device = std::max(memory, compute);
+  }
+  // Time-slicing and MPS: one replica of the device.
+  return device / std::max<std::uint16_t>(1, unit->replicas);
 }
 
-double DeviceCharge::stranded_fraction(const NodeInfo& /*node*/, std::uint16_t /*gpu*/) const {
-  return 0.0;
+double DeviceCharge::stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
+                                       const GpuModelInfo* model) const {
+  const GpuDeviceState& g = node.gpus[gpu];
+  if (model == nullptr || !g.layout.mig_enabled || model->mig_compute_slots <= 0) return 0.0;
+  if (g.reconfiguring) return 1.0;
+  double configured = 0;
+  for (const MigInstance& mi : g.layout.instances)
+    configured += model->mig_profiles.at(mi.profile).compute_slices;
+  return std::max(0.0, 1.0 - configured / model->mig_compute_slots);
 }
 
 CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge* charge)
@@ -74,10 +95,10 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   const NodeSpec& spec = *n.spec;
   Contribution c;
   c.pods = static_cast<std::int64_t>(n.pods.size());
-  // $/h of one kWh-per-hour of GPU power (i.e. per kW): facility energy at the energy price.
+  // $ per hour of one kW of GPU power: facility energy at the energy price.
   const double per_kw = energy_.price_per_kwh * energy_.pue;
 
-  if (spec.gpu_count <= 0) {
+  if (spec.gpu_count <= 0 || n.gpus.empty()) {
     // A node without GPUs: its price is split by requested CPU over allocatable CPU.
     const double cpu = static_cast<double>(spec.allocatable[kCpu]);
     for (PodId p : n.pods) {
@@ -88,28 +109,38 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     return c;
   }
 
-  double idle_w = 0, tdp_w = 0, gpu_mem_mib = 0;
-  if (spec.gpu_model != kNoGpuModel) {
-    const GpuModelInfo& m = w.gpu_models[spec.gpu_model];
-    idle_w = m.idle_w;
-    tdp_w = m.tdp_w;
-    gpu_mem_mib = static_cast<double>(m.memory_bytes) / kMiB;
-  }
-  const double gpu_price = spec.price_per_hour / spec.gpu_count;  // per GPU-hour
+  const GpuModelInfo* model = cluster_->gpu_model(n);
+  const double idle_w = model ? model->idle_w : 0.0;
+  const double tdp_w = model ? model->tdp_w : 0.0;
+  const double gpu_price = spec.price_per_hour / static_cast<double>(n.gpus.size());
 
-  // 1. Who holds each GPU, with what charge and demand.
-  std::vector<std::vector<Holder>> holders(static_cast<std::size_t>(spec.gpu_count));
+  // 1. Who holds each GPU, through which units, with what charge and demand.
+  std::vector<std::vector<Holder>> holders(n.gpus.size());
   for (PodId p : n.pods) {
     const PodSpec& ps = w.pods[p];
     const PodState& st = cluster_->pod(p);
     const std::uint32_t q = queue_index(ps.queue);
-    const double share = pod_milli_per_gpu(ps) / 1000.0;
-    for (std::uint16_t g : st.gpus) {
-      const double charged = std::clamp(charge_->charged_fraction(ps, n, g), 0.0, 1.0);
-      holders[g].push_back(Holder{q, charged, ps.gpu_util * share});
+    for (std::uint16_t ui : st.units) {
+      const DeviceUnit& u = n.units.at(ui);
+      const double charged =
+          std::clamp(charge_->charged_fraction(ps, n, &u, u.gpu, model), 0.0, 1.0);
+      holders[u.gpu].push_back(Holder{q, charged, ps.gpu_util * charged});
+      c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, &u)) / kMiB;
     }
-    c.memory_used_mib += static_cast<double>(cluster_->gpu_memory_used(p)) / kMiB *
-                         static_cast<double>(st.gpus.size());
+    if (st.units.empty() && is_share_pod(ps)) {
+      for (std::uint16_t g : st.gpus) {
+        const double charged =
+            std::clamp(charge_->charged_fraction(ps, n, nullptr, g, model), 0.0, 1.0);
+        holders[g].push_back(Holder{q, charged, ps.gpu_util * charged});
+        c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, nullptr)) / kMiB;
+      }
+    }
+  }
+  // Devices shared as MIG instances or replicas: advertised and held.
+  for (const DeviceUnit& u : n.units) {
+    if (!u.alive() || (u.instance < 0 && u.mode == ShareMode::kExclusive)) continue;
+    c.shared_total += u.replicas;
+    c.shared_used += u.used;
   }
 
   // 2. Per GPU: split its price and energy among its holders.
@@ -124,17 +155,16 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     // Charges above a whole GPU (MIG's max(memory, compute) rule can exceed 1) are scaled down so
     // that a GPU is never charged more than its price.
     const double scale = charged > 1.0 ? 1.0 / charged : 1.0;
-    const double busy = std::min(1.0, demand);
+    const double busy = dev.busy;  // set by the device model (or the holders' utilisation)
     // power = idle + (TDP - idle) x busy
     const double power_w = idle_w + (tdp_w - idle_w) * busy;
-    const double energy_rate = power_w / 1000.0 * per_kw;  // $/h
-    c.energy_rate += energy_rate;
+    c.energy_rate += power_w / 1000.0 * per_kw;
     c.power_w += power_w;
     c.gpus_busy += busy;
-    c.gpus_allocated += dev.milli_used / 1000.0;
-    c.memory_allocated_mib += gpu_mem_mib * dev.milli_used / 1000.0;
-    // A holder pays (price + idle energy) x its charged fraction, plus the dynamic energy in
-    // proportion to its demand: (TDP - idle) x busy x demand_i / demand.
+    c.gpus_allocated += dev.alloc;
+    c.memory_allocated_mib += dev.memory_alloc / kMiB;
+    // A holder pays (price + idle energy) x its charged share, plus the busy part of the energy
+    // in proportion to its demand (utilisation x charged share).
     const double base_rate = gpu_price + idle_w / 1000.0 * per_kw;
     const double dynamic_rate = (tdp_w - idle_w) * busy / 1000.0 * per_kw;
     for (const Holder& h : hs) {
@@ -144,9 +174,11 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
       c.queue_cost.emplace_back(h.queue, rate);
       c.queue_gpus.emplace_back(h.queue, share);
     }
+    // (Busy power with no demanding holder, which the built-in models never produce, stays
+    // unattributed: idle.)
     const double free = std::max(0.0, 1.0 - charged * scale);
     const double stranded =
-        std::clamp(charge_->stranded_fraction(n, static_cast<std::uint16_t>(g)), 0.0, free);
+        std::clamp(charge_->stranded_fraction(n, static_cast<std::uint16_t>(g), model), 0.0, free);
     c.stranded_rate += base_rate * stranded;
   }
   return c;
@@ -173,6 +205,8 @@ void CostLedger::apply(const NodeInfo& n, const Contribution& c, double sign) {
   p.power_w += sign * c.power_w;
   p.energy_rate += sign * c.energy_rate;
   p.pods += static_cast<std::int64_t>(sign) * c.pods;
+  p.shared_total += sign * c.shared_total;
+  p.shared_used += sign * c.shared_used;
 }
 
 void CostLedger::node_changed(NodeId node) {
@@ -233,6 +267,8 @@ std::vector<PoolSampleRecord> CostLedger::pool_samples(
     r.pods_running = p.pods;
     r.power_w = std::max(0.0, p.power_w);
     r.cost_per_hour = p.hardware_rate + std::max(0.0, p.energy_rate);
+    r.shared_units_total = p.shared_total;
+    r.shared_units_allocated = std::max(0.0, p.shared_used);
   }
   for (std::size_t n = 0; n < node_fragment_milli.size() && n < node_pool_.size(); ++n)
     out[node_pool_[n]].fragmented_gpus += node_fragment_milli[n] / 1000.0;

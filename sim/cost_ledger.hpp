@@ -25,18 +25,22 @@ struct EnergyPricing {
 };
 
 // How much of a device a pod pays for, and how much free device capacity no pod can use. The
-// sharing models (MIG, time-slicing, MPS) supply their own; the default charges a whole GPU as 1
-// and a GPU share as gpu_milli / 1000, and strands nothing. For MIG the fact sheet's rule is the
-// larger of the instance's memory share (slices / 8) and compute share (slices / 7).
+// default follows the fact sheet: a whole GPU is 1; a MIG instance the larger of its memory share
+// (memory slots / 8) and compute share (compute slices / 7); a time-slice or MPS replica its
+// device's share / replicas; a GPU-share pod gpu_milli / 1000. Stranded: the compute slices of a
+// MIG-enabled GPU that no instance covers (the whole GPU while it is being re-laid out).
+// Other sharing models (DRA, ...) can supply their own.
 class DeviceCharge {
  public:
   virtual ~DeviceCharge() = default;
-  // Fraction (0..1) of GPU `gpu` on `node` that `pod` (which holds it) is charged for.
-  virtual double charged_fraction(const PodSpec& pod, const NodeInfo& node,
-                                  std::uint16_t gpu) const;
-  // Fraction (0..1) of GPU `gpu` that is not allocated but cannot be used (e.g. MIG slices no
-  // profile fits). Charged to the stranded bucket instead of idle.
-  virtual double stranded_fraction(const NodeInfo& node, std::uint16_t gpu) const;
+  // Fraction (0..1) of GPU `gpu` on `node` that `pod` is charged for through one holding:
+  // `unit` (an index into node.units) or, for a GPU-share pod, nullptr.
+  virtual double charged_fraction(const PodSpec& pod, const NodeInfo& node, const DeviceUnit* unit,
+                                  std::uint16_t gpu, const GpuModelInfo* model) const;
+  // Fraction (0..1) of GPU `gpu` that is not allocated but cannot be used. Charged to the
+  // stranded bucket instead of idle.
+  virtual double stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
+                                   const GpuModelInfo* model) const;
 };
 
 // Integrated totals, in the run's currency and kWh.
@@ -95,12 +99,15 @@ class CostLedger {
     double memory_allocated_mib = 0;
     double memory_used_mib = 0;
     double power_w = 0;
+    double shared_total = 0;  // MIG instances / replicas advertised
+    double shared_used = 0;   // ... and held
     std::int64_t pods = 0;
   };
   struct PoolRates {
     double gpus_total = 0, gpus_allocated = 0, gpus_busy = 0;
     double memory_total_mib = 0, memory_allocated_mib = 0, memory_used_mib = 0;
     double power_w = 0, hardware_rate = 0, energy_rate = 0;
+    double shared_total = 0, shared_used = 0;
     std::int64_t pods = 0;
   };
 

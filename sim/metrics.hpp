@@ -3,6 +3,7 @@
 // a contract with compare, check and users' CI: add new ones, never rename.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,7 +21,14 @@ struct Integrals {
   double gpu_seconds_allocated = 0;
   double gpu_seconds_busy = 0;
   double joules = 0;
-  void advance(SimTime now, const ClusterTotals& t);
+  std::array<double, 5> mode_allocated{};  // per GpuSharing mode
+  std::array<double, 5> mode_busy{};
+  double mig_slice_seconds_total = 0;
+  double mig_slice_seconds_unconfigured = 0;  // compute slices in no instance
+  double mig_slice_seconds_idle = 0;          // in instances nobody held
+  double mig_slice_seconds_idle_while_waiting = 0;  // ... while pods were waiting
+  // `pods_waiting`: whether pods were pending since the last call (for stranded capacity).
+  void advance(SimTime now, const ClusterTotals& t, bool pods_waiting = false);
 };
 
 struct SampleStats {

@@ -7,11 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "sim/cluster.hpp"
 #include "sim/cost_ledger.hpp"
+#include "sim/device_model.hpp"
+#include "sim/reconfigurer.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
@@ -44,6 +47,12 @@ struct SimulationOptions {
   // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
   EnergyPricing energy;
   const DeviceCharge* charge = nullptr;
+  // Speed, busy and memory rules of the devices. nullptr: every pod runs at its GPU model's
+  // relative speed and nothing runs out of memory.
+  const DeviceModel* device_model = nullptr;
+  // A MIG re-layout policy run now and then while pods wait (nullptr: layouts never change).
+  MigReconfigurer* reconfigurer = nullptr;
+  SimDuration reconfigure_interval = kMinute;
 };
 
 struct RunResult {
@@ -78,6 +87,11 @@ class Simulation final : public EventHandler {
     kBackoffWake,
     kSample,
     kLeftoverFlush,
+    kMemoryPeak,      // a pod reaches its peak GPU memory: OOM check
+    kRestart,         // a crashed container restarts in place
+    kRecreate,        // a controller recreates an OOM-killed pod
+    kReconfigureEnd,  // a MIG re-layout finishes (subject: node, data: gpu)
+    kReconfigureTick, // time to let the re-layout policy look at pending demand
   };
 
   void on_arrival(SimTime t);
@@ -85,6 +99,18 @@ class Simulation final : public EventHandler {
   void on_pod_finish(PodId pod, std::uint64_t version);
   void on_terminated(PodId pod, std::uint64_t version);
   void on_sample();
+  void on_memory_peak(PodId pod, std::uint64_t version);
+  void on_restart(PodId pod, std::uint64_t version);
+  void on_recreate(PodId pod);
+  void on_reconfigure_tick();
+  void oom_kill(PodId pod);
+  // Recomputes the speed of every pod computing on these GPUs of `node` (and of pods sharing a
+  // GPU with them) and the GPUs' busy fractions.
+  void reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus);
+  void set_rate(PodId pod, double rate);
+  double gpu_share(PodId pod) const;
+  void arm_reconfigure();
+  void fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail);
 
   void admit_pod(PodId pod);
   void create_job_pods(JobId job);
@@ -129,6 +155,10 @@ class Simulation final : public EventHandler {
   bool stop_requested_ = false;
   std::int64_t terminating_ = 0;
   std::int64_t pending_finishes_ = 0;  // running pods with a completion event scheduled
+  std::int64_t pending_restarts_ = 0;  // crash back-offs and recreations waiting
+  std::int64_t reconfiguring_ = 0;     // MIG re-layouts in progress
+  bool reconfigure_armed_ = false;
+  std::map<std::pair<NodeId, std::uint16_t>, GpuLayout> target_layouts_;
   Integrals integrals_;
   CostLedger ledger_;
   SampleStats sample_stats_;

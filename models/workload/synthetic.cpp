@@ -45,8 +45,8 @@ std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
       if (gpus > 0) {
         p.requests.set(kCpu, t.cpu_per_gpu_milli * gpus);
         p.requests.set(kMemory, t.memory_per_gpu * gpus);
-        p.requests.set(kNvidiaGpu, gpus);
-        p.gpu_count = static_cast<std::int32_t>(gpus);
+        p.requests.set(t.gpu_resource, gpus);
+        if (t.gpu_resource == kNvidiaGpu) p.gpu_count = static_cast<std::int32_t>(gpus);
       } else {
         p.requests.set(kCpu, t.cpu_milli_cpu_only);
         p.requests.set(kMemory, t.memory_cpu_only);

@@ -36,6 +36,8 @@ struct TenantSpec {
   NodeAffinity affinity;
   std::vector<Toleration> tolerations;
   std::vector<GpuModelId> gpu_models;
+  // The device resource GPU pods ask for: nvidia.com/gpu, or e.g. nvidia.com/mig-1g.10gb.
+  ResourceId gpu_resource = kNvidiaGpu;
   SimDuration termination_grace = 30 * kSecond;
 };
 

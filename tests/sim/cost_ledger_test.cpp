@@ -27,16 +27,36 @@ struct Books {
     cluster = std::make_unique<Cluster>(tw.world());
     ledger = std::make_unique<CostLedger>(*cluster, energy, charge);
   }
-  void bind(SimTime t, PodId p, NodeId n, std::vector<std::uint16_t> gpus) {
+  // Whole-GPU pods take the units of GPUs `gpus` (on a node without sharing, unit i is GPU i);
+  // a GPU-share pod passes no units and its GPU as `share_gpu`.
+  void bind(SimTime t, PodId p, NodeId n, std::vector<std::uint16_t> gpus,
+            std::int32_t share_gpu = -1) {
     ledger->advance(t);
-    cluster->bind(p, n, gpus);
-    ledger->node_changed(n);
+    cluster->bind(p, n, gpus, share_gpu);
+    cluster->pod(p).phase = PodPhase::kRunning;
+    refresh_busy(n);
   }
   void unbind(SimTime t, PodId p) {
     ledger->advance(t);
     const NodeId n = cluster->pod(p).node;
     cluster->unbind(p);
-    ledger->node_changed(n);
+    refresh_busy(n);
+  }
+  // What the Simulation does without a device model: a GPU is as busy as its holders' util x
+  // share, capped at 1; then the ledger recomputes the node.
+  void refresh_busy(NodeId node) {
+    const NodeInfo& n = cluster->node(node);
+    for (std::uint16_t g = 0; g < n.gpus.size(); ++g) {
+      double busy = 0;
+      for (PodId p : n.pods) {
+        const PodSpec& sp = cluster->spec(p);
+        for (std::uint16_t h : cluster->pod(p).gpus) {
+          if (h == g) busy += sp.gpu_util * (is_share_pod(sp) ? sp.gpu_milli / 1000.0 : 1.0);
+        }
+      }
+      cluster->set_gpu_busy(node, g, busy);
+    }
+    ledger->node_changed(node);
   }
   std::map<std::string, QueueCost> queues() const {
     std::map<std::string, QueueCost> out;
@@ -55,7 +75,7 @@ TEST_CASE("a GPU's price is charged to its holders by their share and the rest i
   const PodId s = b.tw.pod("s").cpu("1").memory("1Gi").gpu_milli(500).queue("beta").add();
   b.open();
   b.bind(0, a, n, {0, 1});
-  b.bind(0, s, n, {2});
+  b.bind(0, s, n, {}, 2);
   b.unbind(kHour, a);
   b.unbind(2 * kHour, s);
   b.ledger->advance(2 * kHour);
@@ -103,8 +123,8 @@ TEST_CASE("co-located pods split a GPU's busy power by their demand") {
   const PodId x = b.tw.pod("x").cpu("1").memory("1Gi").gpu_milli(500).util(0.8).queue("x").add();
   const PodId y = b.tw.pod("y").cpu("1").memory("1Gi").gpu_milli(500).util(0.6).queue("y").add();
   b.open(EnergyPricing{1.0, 1.0});
-  b.bind(0, x, n, {0});
-  b.bind(0, y, n, {0});
+  b.bind(0, x, n, {}, 0);
+  b.bind(0, y, n, {}, 0);
   b.ledger->advance(kHour);
   // demand 0.5 x 0.8 + 0.5 x 0.6 = 0.7; power 100 + 600 x 0.7 = 520 W = $0.52/h at $1/kWh.
   // x: 0.5 x ($2 + $0.10 idle) + $0.42 x 0.4/0.7 = 1.05 + 0.24 = 1.29
@@ -121,10 +141,12 @@ namespace {
 // (max(4/8, 3/7) = 1/2); a GPU nobody holds has a quarter stranded.
 class MigLikeCharge final : public DeviceCharge {
  public:
-  double charged_fraction(const PodSpec& pod, const NodeInfo&, std::uint16_t) const override {
+  double charged_fraction(const PodSpec& pod, const NodeInfo&, const DeviceUnit*, std::uint16_t,
+                          const GpuModelInfo*) const override {
     return pod.name == "p" ? 4.0 / 7.0 : 0.5;
   }
-  double stranded_fraction(const NodeInfo& node, std::uint16_t gpu) const override {
+  double stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
+                           const GpuModelInfo*) const override {
     return node.gpus[gpu].holders == 0 ? 0.25 : 0.0;
   }
 };
@@ -137,8 +159,8 @@ TEST_CASE("charges above a whole GPU are scaled down and stranded capacity is it
   const PodId q = b.tw.pod("q").cpu("1").memory("1Gi").gpu_milli(500).queue("q").add();
   MigLikeCharge charge;
   b.open({}, &charge);
-  b.bind(0, p, n, {0});
-  b.bind(0, q, n, {0});
+  b.bind(0, p, n, {}, 0);
+  b.bind(0, q, n, {}, 0);
   b.ledger->advance(kHour);
   // GPU 0: 4/7 + 1/2 = 15/14 > 1, scaled by 14/15: p pays 8/15 x $2, q 7/15 x $2.
   auto costs = b.queues();

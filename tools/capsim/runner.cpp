@@ -4,7 +4,9 @@
 
 #include <chrono>
 
+#include "models/device_model.hpp"
 #include "models/fragmentation.hpp"
+#include "models/mig_reconfigure.hpp"
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
 
@@ -51,6 +53,13 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   opt.progress = req.progress;
   opt.should_stop = req.should_stop;
   opt.fragmentation = &frag;
+  SharingDeviceModel device_model(s.device_params);
+  opt.device_model = &device_model;
+  PendingDemandReconfigurer reconfigurer(s.mig_reconfiguration_time);
+  if (s.mig_reconfiguration) {
+    opt.reconfigurer = &reconfigurer;
+    opt.reconfigure_interval = s.mig_reconfiguration_interval;
+  }
 
   out.info.scenario = s.name;
   out.info.scenario_path = s.path;

@@ -501,6 +501,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
   // GPUs: the advertised count, divided by the replicas of a time-sliced or MPS-shared node
   // (GPU Feature Discovery's nvidia.com/gpu.replicas and gpu.sharing-strategy labels).
   std::int64_t gpus = node.capacity[kNvidiaGpu];
+  bool renamed = false;
+  if (auto sid = b.world().resources.find("nvidia.com/gpu.shared"); sid && gpus == 0) {
+    gpus = node.capacity[*sid];  // renameByDefault: the shared resource carries the count
+    renamed = gpus > 0;
+  }
   const auto strategy = label_value(node.labels, "nvidia.com/gpu.sharing-strategy", pool);
   if (strategy && (*strategy == "time-slicing" || *strategy == "mps")) {
     const std::optional<YamlNode> rep = find_entry(labels_node, "nvidia.com/gpu.replicas");
@@ -513,6 +518,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
     }
     gpus /= replicas;
     node.sharing = *strategy == "mps" ? GpuSharing::kMps : GpuSharing::kTimeSlicing;
+    if (replicas > 1) {
+      node.devices.sharing = *strategy == "mps" ? ShareMode::kMps : ShareMode::kTimeSliced;
+      node.devices.shared = {SharedResource{"nvidia.com/gpu", static_cast<std::int32_t>(replicas)}};
+      node.devices.rename_by_default = renamed;
+    }
   }
 
   const GpuModel* model = nullptr;

@@ -11,6 +11,7 @@
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
+#include "tools/loaders/device_config.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
@@ -39,6 +40,7 @@ struct Ctx {
   std::string data_dir;
   WorldBuilder* b;
   Scenario* s;
+  DeviceConfigs devices;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -74,6 +76,35 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
     gpus = static_cast<std::int32_t>(gm.req("count").integer(0, 64));
     gm.finish();
   }
+  // MIG layout and device-plugin sharing: pool fields, else the node labels the GPU Operator
+  // reads (nvidia.com/mig.config, nvidia.com/device-plugin.config).
+  std::string mig_config;
+  std::optional<MigStrategy> strategy;
+  std::string plugin_config;
+  std::optional<YamlNode> where_devices;
+  if (auto mg = m.opt("mig")) {
+    where_devices = mg;
+    if (mg->is_scalar()) {
+      mig_config = mg->str();
+    } else {
+      MapReader mm = mg->map();
+      mig_config = mm.req("config").str();
+      if (auto st = mm.opt("strategy")) {
+        strategy = parse_mig_strategy(st->str());
+        if (!strategy) st->fail(fmt::format("strategy must be none, single or mixed, not '{}'", st->str()));
+      }
+      mm.finish();
+    }
+  }
+  if (auto sh = m.opt("sharing")) {
+    where_devices = sh;
+    if (sh->is_scalar()) {
+      plugin_config = sh->str();
+    } else {
+      plugin_config = "inline:" + (node.pool.empty() ? node.name : node.pool);
+      c.devices.add_device_plugin_inline(*sh, plugin_config);
+    }
+  }
   if (auto v = m.opt("cpu")) {
     node.capacity[kCpu] = v->quantity(3);
   } else {
@@ -102,7 +133,22 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
       node.allocatable[r] -= amount;
     }
   }
-  if (auto v = m.opt("labels")) node.labels = parse_labels(*v, b);
+  if (auto v = m.opt("labels")) {
+    node.labels = parse_labels(*v, b);
+    const StringPool& pool = b.world().strings;
+    if (mig_config.empty()) {
+      if (Sym l = node.labels.get(b.sym("nvidia.com/mig.config")); l != kNoSym) mig_config = pool.str(l);
+    }
+    if (plugin_config.empty()) {
+      if (Sym l = node.labels.get(b.sym("nvidia.com/device-plugin.config")); l != kNoSym) plugin_config = pool.str(l);
+    }
+  }
+  if (!mig_config.empty() || !plugin_config.empty()) {
+    const InputLocation at = where_devices ? where_devices->where() : m.node().where();
+    if (model == nullptr || gpus == 0) throw InputError(InputErrorKind::kInvalid, at, "MIG and sharing need GPUs (gpu: {model, count})");
+    node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
+                                     plugin_config, at);
+  }
   if (auto v = m.opt("taints")) node.taints = parse_taints(*v, b);
   node.unschedulable = m.bool_or("unschedulable", false);
   if (auto v = m.opt("price_per_hour")) price = v->number(0, 1e9);
@@ -189,6 +235,14 @@ TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
   if (auto v = m.opt("node_affinity")) ts.affinity = parse_node_affinity(*v, b);
   if (auto v = m.opt("tolerations")) ts.tolerations = parse_tolerations(*v, b);
   if (auto v = m.opt("termination_grace")) ts.termination_grace = v->duration();
+  if (auto v = m.opt("gpu_resource")) {
+    const std::string name = v->str();
+    if (!is_device_resource(name)) {
+      v->fail(fmt::format("'{}' is not a GPU device resource (nvidia.com/gpu, nvidia.com/gpu.shared "
+                          "or nvidia.com/mig-<profile>)", name));
+    }
+    ts.gpu_resource = b.resource(name, v->where());
+  }
   m.finish();
   return ts;
 }
@@ -422,6 +476,40 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   }
   c.b = &b;
   c.s = &s;
+  if (auto mc = m.opt("mig_configs")) {
+    for (const YamlNode& e : mc->seq()) {
+      if (e.is_scalar()) {
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e))) c.devices.add_mig_parted(d);
+      } else {
+        c.devices.add_mig_parted(e);
+      }
+    }
+  }
+  if (auto dp = m.opt("device_plugin_configs")) {
+    for (const auto& [name, e] : dp->entries()) {
+      if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e))) c.devices.add_device_plugin(d, name);
+      } else {
+        c.devices.add_device_plugin_inline(e, name);
+      }
+    }
+  }
+  if (auto dv = m.opt("devices")) {
+    MapReader dm = dv->map();
+    s.device_params.context_switch_overhead = dm.num_or("context_switch_overhead", 0.10, 0, 0.9);
+    s.device_params.memory_ramp = dm.duration_or("memory_ramp", kMinute);
+    if (auto rc = dm.opt("mig_reconfiguration")) {
+      MapReader rm = rc->map();
+      s.mig_reconfiguration = rm.bool_or("enabled", true);
+      const std::string policy = rm.str_or("policy", "pending-demand");
+      if (policy != "pending-demand") rm.req("policy").fail("the only policy is pending-demand");
+      s.mig_reconfiguration_time = rm.duration_or("duration", 2 * kMinute);
+      s.mig_reconfiguration_interval = rm.duration_or("interval", kMinute);
+      if (s.mig_reconfiguration_interval < kSecond) rm.req("interval").fail("the interval must be at least 1s");
+      rm.finish();
+    }
+    dm.finish();
+  }
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
   if (auto mf = m.opt("manifests")) {
