@@ -63,6 +63,12 @@ std::vector<double> time_ticks(double span, double& step_out) {
   return t;
 }
 
+// A tick value without trailing zeros: 0.25, 1.5, 1,000.
+std::string tick_text(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) return figure(std::round(v));
+  return fmt::format("{:.4g}", v);
+}
+
 std::string log_label(double s) {
   if (s < 60) return fmt::format("{}s", figure(s));
   if (s < 3600) return fmt::format("{}m", figure(s / 60));
@@ -216,7 +222,7 @@ std::string line_chart(const LineChart& c) {
     const double py = f.py(y);
     out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" class="grid"/>)", num(f.left),
                        num(py), num(f.right), num(py));
-    const std::string label = c.y_percent ? fmt::format("{}%", figure(y * 100)) : figure(y);
+    const std::string label = c.y_percent ? fmt::format("{}%", tick_text(y * 100)) : tick_text(y);
     out += fmt::format(R"(<text x="{}" y="{}" class="tick" text-anchor="end">{}</text>)",
                        num(f.left - 6), num(py + 4), label);
   }

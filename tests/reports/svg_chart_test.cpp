@@ -53,4 +53,10 @@ TEST_CASE("charts are inline SVG with titles and no external references") {
   }
   CHECK(a.find("<title>GPUs &lt;all&gt;</title>") != std::string::npos);
   CHECK(a.find(">2h<") != std::string::npos);  // time ticks in hours
+  svg::LineChart small;
+  small.title = "small";
+  small.series.push_back({"s", svg::kBlue, svg::SeriesStyle::kLine, {0, 60}, {0, 1.2}});
+  const std::string sm = svg::line_chart(small);
+  CHECK(sm.find(">0.5<") != std::string::npos);  // ticks without trailing zeros
+  CHECK(sm.find("0.5000") == std::string::npos);
 }
