@@ -68,6 +68,7 @@ class SqliteRecorder final : public Recorder {
   // Buffered; written in transactions of `batch_rows` rows. seq counts events from 0 per run.
   void record_event(const EventRecord& e) override;
   void record_sample(const SampleRecord& s) override;
+  void record_pool_sample(const PoolSampleRecord& s) override;
   // The queue_sample table's writer, for when the Recorder interface grows a queue sample.
   void record_queue_sample(const QueueSampleRow& q);
   // Writes pods and summary, sets status/sim_seconds/wall_seconds from `info`, and renames the
@@ -108,6 +109,7 @@ class SqliteRecorder final : public Recorder {
   SqliteDb db_;
   Statement insert_event_;
   Statement insert_sample_;
+  Statement insert_pool_sample_;
   Statement insert_queue_sample_;
 };
 

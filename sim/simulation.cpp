@@ -24,7 +24,8 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       scheduler_(framework, cluster_, reasons, RandomStream(options.seed, "tie-break")),
       queue_(framework),
       recorder_(&recorder),
-      opt_(std::move(options)) {}
+      opt_(std::move(options)),
+      ledger_(cluster_, opt_.energy, opt_.charge) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -32,6 +33,7 @@ void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::stri
 
 void Simulation::integrate() {
   integrals_.advance(engine_.now(), cluster_.totals(), queue_.size() > 0);
+  ledger_.advance(engine_.now());
 }
 
 bool Simulation::has_hard_work() const {
@@ -137,6 +139,7 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
       cluster_.set_gpu_busy(node, g, busy);
     }
   }
+  ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
 RunResult Simulation::run(RunInfo& info) {
@@ -177,16 +180,18 @@ RunResult Simulation::run(RunInfo& info) {
   refresh_fragmentation();
   SampleRecord last = make_sample();
   recorder_->record_sample(last);
+  record_pool_samples();
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
+  ledger_.check_rates();
   check_conservation(cluster_, out.pods);
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
-  out.summary =
-      compute_summary(cluster_, out.pods, integrals_, sample_stats_, end, out.cycles, out.events);
+  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sample_stats_, end,
+                                out.cycles, out.events);
   info.sim_seconds = to_seconds(end);
   return out;
 }
@@ -245,6 +250,7 @@ void Simulation::handle(const Event& e, Engine& engine) {
       CAPSIM_CHECK(it != target_layouts_.end(), "a MIG re-layout ended without a target layout");
       integrate();
       cluster_.end_reconfigure(e.subject, gpu, it->second);
+      ledger_.node_changed(e.subject);
       record("mig_reconfigured", kNoPod, e.subject, fmt::format("GPU {}: {} instance(s)", gpu,
                                                                 it->second.instances.size()));
       target_layouts_.erase(it);
@@ -258,7 +264,10 @@ void Simulation::handle(const Event& e, Engine& engine) {
     default:
       CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
   }
-  if (opt_.paranoid) cluster_.check_invariants();
+  if (opt_.paranoid) {
+    cluster_.check_invariants();
+    ledger_.check_rates();
+  }
   if (opt_.progress && (engine.processed() & 4095) == 0) {
     const double frac = opt_.horizon != kEndOfTime && opt_.horizon > 0
                             ? static_cast<double>(e.time) / static_cast<double>(opt_.horizon)
@@ -348,6 +357,7 @@ void Simulation::on_schedule_cycle() {
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   integrate();
   cluster_.bind(pod, placement.node, placement.units, placement.share_gpu);
+  ledger_.node_changed(placement.node);
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
@@ -402,6 +412,7 @@ void Simulation::release_pod(PodId pod) {
   const NodeId node = cluster_.pod(pod).node;
   const std::vector<std::uint16_t> gpus = cluster_.pod(pod).gpus;
   cluster_.unbind(pod);
+  ledger_.node_changed(node);
   cluster_.pod(pod).rate = 0;
   reevaluate(node, gpus);
 }
@@ -609,6 +620,7 @@ void Simulation::on_reconfigure_tick() {
     if (g.holders != 0 || g.reconfiguring) continue;  // only idle GPUs change layout
     integrate();
     cluster_.begin_reconfigure(r.node, r.gpu);
+    ledger_.node_changed(r.node);
     target_layouts_[{r.node, r.gpu}] = r.layout;
     ++reconfiguring_;
     record("mig_reconfigure", kNoPod, r.node,
@@ -649,7 +661,7 @@ SampleRecord Simulation::make_sample() {
   r.pods_pending = static_cast<std::int64_t>(queue_.size());
   r.fragmented_gpus = frag_total_ / 1000.0;
   r.power_w = t.power_w;
-  r.cost_per_hour = t.cost_per_hour;
+  r.cost_per_hour = ledger_.cost_per_hour();  // hardware + energy
   ++sample_stats_.count;
   const double free = t.gpus_total - t.gpus_allocated;
   if (free > 1e-9) {
@@ -660,10 +672,16 @@ SampleRecord Simulation::make_sample() {
   return r;
 }
 
+void Simulation::record_pool_samples() {
+  for (const PoolSampleRecord& p : ledger_.pool_samples(engine_.now(), node_frag_))
+    recorder_->record_pool_sample(p);
+}
+
 void Simulation::on_sample() {
   integrate();
   refresh_fragmentation();
   recorder_->record_sample(make_sample());
+  record_pool_samples();
   const SimTime next = engine_.now() + opt_.sample_interval;
   if (has_hard_work() || (opt_.horizon != kEndOfTime && next <= opt_.horizon)) {
     engine_.schedule(next, kSample);

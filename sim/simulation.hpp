@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/device_model.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/engine.hpp"
@@ -42,6 +43,10 @@ struct SimulationOptions {
   std::function<bool()> should_stop;
   // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
   bool restart_from_scratch = true;
+  // Cost attribution: energy price and PUE, and what fraction of a device a pod is charged for
+  // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
+  EnergyPricing energy;
+  const DeviceCharge* charge = nullptr;
   // Speed, busy and memory rules of the devices. nullptr: every pod runs at its GPU model's
   // relative speed and nothing runs out of memory.
   const DeviceModel* device_model = nullptr;
@@ -120,6 +125,7 @@ class Simulation final : public EventHandler {
   double pod_rate(PodId pod, NodeId node) const;
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
   SampleRecord make_sample();
+  void record_pool_samples();
   void refresh_fragmentation();
 
   World* world_;
@@ -154,6 +160,7 @@ class Simulation final : public EventHandler {
   bool reconfigure_armed_ = false;
   std::map<std::pair<NodeId, std::uint16_t>, GpuLayout> target_layouts_;
   Integrals integrals_;
+  CostLedger ledger_;
   SampleStats sample_stats_;
   std::vector<double> node_frag_;
   std::vector<std::uint64_t> node_frag_gen_;

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "models/cost_model.hpp"
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
@@ -490,8 +492,21 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
   }
 
+  // The cost model prices every node the loaders add, so it is read before the cluster.
+  std::optional<CostConfig> cost;
+  if (auto co = m.opt("cost")) {
+    cost = CostConfig::parse(*co, s.catalog);
+    s.sim.energy = cost->energy;
+  }
+
   s.world = std::make_unique<World>();
   WorldBuilder b(*s.world, s.catalog);
+  if (cost) {
+    b.set_node_pricer([&cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
+                              std::optional<double> price, const InputLocation& where) {
+      return cost->node_price_per_hour(n.pool, model, gpus, price, where);
+    });
+  }
   c.b = &b;
   c.s = &s;
   if (auto mc = m.opt("mig_configs")) {
@@ -543,6 +558,13 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
   m.finish();
   b.finalize();
+  if (cost) {
+    std::vector<std::string> pools;
+    for (const NodeSpec& n : s.world->nodes) {
+      if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
+    }
+    cost->check_pools(pools);
+  }
   if (s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
   for (const PodSpec& p : s.world->pods) {

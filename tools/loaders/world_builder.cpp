@@ -176,8 +176,12 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       fail_at(where, fmt::format("allocatable {} exceeds capacity", world_->resources.name(r)));
     }
   }
-  if (price_override) {
-    if (*price_override < 0) fail_at(where, "price_per_hour must not be negative");
+  if (price_override && *price_override < 0) {
+    fail_at(where, "price_per_hour must not be negative");
+  }
+  if (pricer_) {
+    node.price_per_hour = pricer_(node, model, gpus, price_override, where);
+  } else if (price_override) {
     node.price_per_hour = *price_override;
   } else if (model != nullptr) {
     node.price_per_hour = gpus * model->price_per_hour;
