@@ -39,5 +39,8 @@ int cmd_catalog(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
 int cmd_check(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
+int cmd_merge(const std::vector<std::string>& args);
+int cmd_plan(const std::vector<std::string>& args);
 
 }  // namespace capsim::cli

@@ -21,6 +21,10 @@ Commands:
   compare RUN.db...      runs side by side: means and 95 % confidence intervals over seeds
   check --baseline B.db --candidate C.db
                          CI gate: exit 1 when the candidate regresses past the thresholds
+  sweep SWEEP.yaml       run a sweep's variants (-j threads, --shard I/N) into one file
+  merge OUT.db SHARD.db...
+                         combine the shard files of one sweep
+  plan PLAN.yaml         cheapest configuration meeting SLO constraints over seeds
 
 Options:
   -h, --help             show this help
@@ -55,6 +59,9 @@ int main(int argc, char** argv) {
   if (cmd == "report") return capsim::cli::cmd_report(rest);
   if (cmd == "compare") return capsim::cli::cmd_compare(rest);
   if (cmd == "check") return capsim::cli::cmd_check(rest);
+  if (cmd == "sweep") return capsim::cli::cmd_sweep(rest);
+  if (cmd == "merge") return capsim::cli::cmd_merge(rest);
+  if (cmd == "plan") return capsim::cli::cmd_plan(rest);
   std::cerr << fmt::format("capsim: unknown command '{}'\n\n{}", cmd, kUsage);
   return capsim::cli::kUsage;
 }

@@ -1,0 +1,126 @@
+// `capsim plan`: the cheapest configuration (node counts per pool, layout and sharing choices)
+// whose runs meet every constraint over a set of seeds (docs/planning.md). The search assumes
+// what holds for capacity: adding a node never makes the judged metrics worse and never makes the
+// objective cheaper. Under that assumption, for one layout the feasible node counts form an
+// up-closed set, and its cheapest points lie on the staircase of minimal counts: enumerate the
+// other pools upwards and bisect the last pool's count, carrying the bound down the staircase and
+// stopping when even the smallest count costs more than the best answer. Layout and sharing
+// choices have no order, so they are searched locally: from the first option of each choice,
+// move to the best neighbour (one choice changed) until none is cheaper.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/capsim/sweep.hpp"
+
+namespace capsim {
+
+struct PlanConstraint {
+  std::string metric;  // a summary metric name, or a pattern with '*'
+  std::optional<double> max, min;
+  InputLocation where;
+  std::string describe() const;  // "queue.*.wait_seconds_p95 <= 900"
+};
+
+struct PoolRange {
+  std::string name, key;  // axis name; the --set key of the pool's node count
+  std::int64_t min = 0, max = 0;
+};
+
+struct PlanChoice {
+  std::string name;
+  std::vector<std::pair<std::string, std::vector<Assignment>>> options;  // label -> settings
+};
+
+enum class SeedJudge { kEverySeed, kMean };
+
+struct PlanSpec {
+  StudyBase base;
+  std::string name, text;
+  std::vector<std::uint64_t> seeds;
+  std::vector<std::uint64_t> robustness_seeds;
+  std::string objective = "cost_total_usd";
+  bool minimize = true;
+  std::vector<PlanConstraint> constraints;
+  SeedJudge judge = SeedJudge::kEverySeed;
+  std::vector<PoolRange> pools;
+  std::vector<PlanChoice> choices;
+};
+
+// Reads and checks a plan file (errors with file, line, column, field), trying every option's
+// settings and each pool's key against the base scenario.
+PlanSpec load_plan(const std::string& path, const std::optional<std::string>& data_dir);
+
+struct PlanConfig {
+  std::vector<std::int64_t> counts;  // per pool
+  std::vector<int> choice;           // option index per choice
+  auto operator<=>(const PlanConfig&) const = default;
+};
+
+struct ConstraintOutcome {
+  double value = 0;    // judged value: the worst over matching metrics (and seeds, or their mean)
+  std::string metric;  // the metric that gave it
+  bool ok = true;
+};
+
+struct PlanEvaluation {
+  PlanConfig config;
+  std::vector<std::uint64_t> seeds;
+  std::vector<Summary> summaries;  // per seed
+  double objective = 0;            // mean over seeds
+  std::vector<double> objective_per_seed;
+  std::vector<ConstraintOutcome> constraints;
+  bool feasible = false;
+  int order = 0;  // 1-based order of evaluation
+};
+
+struct PlanResult {
+  std::optional<PlanConfig> best;
+  std::vector<PlanEvaluation> evaluations;  // every configuration run, in order
+  std::vector<std::size_t> frontier;        // indices: cost-vs-SLO Pareto frontier
+  std::vector<std::size_t> neighbours;      // the answer with one node fewer per pool
+  std::vector<std::pair<PlanConfig, std::size_t>> layouts;  // best per layout explored
+  std::optional<PlanEvaluation> robustness;                 // the answer over robustness seeds
+  double wall_seconds = 0;
+  std::size_t runs = 0;
+};
+
+class Planner {
+ public:
+  Planner(const PlanSpec& spec, int jobs, std::optional<std::filesystem::path> record_dir);
+  PlanResult run(const std::function<void(const PlanEvaluation&)>& on_eval);
+
+  std::string describe(const PlanConfig& c) const;  // "b200=4, a100=6, a100-layout=mig"
+  // The recorded runs (when a record_dir was given), for write_plan_file.
+  const std::vector<VariantSpec>& recorded_variants() const { return variants_; }
+  const std::vector<VariantResult>& recorded_results() const { return results_; }
+
+ private:
+  const PlanEvaluation& evaluate(const PlanConfig& c, const std::vector<std::uint64_t>& seeds);
+  const PlanEvaluation& evaluate(const PlanConfig& c) { return evaluate(c, spec_.seeds); }
+  bool better(double a, double b) const { return spec_.minimize ? a < b : a > b; }
+  // The staircase search for one layout: returns the best feasible evaluation index, if any.
+  std::optional<std::size_t> search_counts(const std::vector<int>& layout);
+  void enumerate(PlanConfig& c, std::size_t pool, std::optional<std::size_t>& best);
+
+  const PlanSpec& spec_;
+  int jobs_;
+  std::optional<std::filesystem::path> record_dir_;
+  std::map<std::pair<PlanConfig, std::vector<std::uint64_t>>, std::size_t> cache_;
+  std::vector<PlanEvaluation> evals_;
+  std::function<void(const PlanEvaluation&)> on_eval_;
+  std::vector<VariantSpec> variants_;
+  std::vector<VariantResult> results_;
+  std::size_t runs_ = 0;
+  std::optional<double> bound_;  // the best objective found in any layout so far
+};
+
+std::string render_plan_text(const PlanSpec& spec, const Planner& planner, const PlanResult& r);
+std::string render_plan_markdown(const PlanSpec& spec, const Planner& planner, const PlanResult& r);
+std::string render_plan_json(const PlanSpec& spec, const Planner& planner, const PlanResult& r);
+
+}  // namespace capsim
