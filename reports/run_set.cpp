@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "reports/sweep_file.hpp"
 #include "sim/input_error.hpp"
 
 namespace capsim {
@@ -51,11 +52,17 @@ std::vector<LoadedRun> load_runs(const std::vector<std::string>& files) {
       throw InputError(InputErrorKind::kInvalid, InputLocation{f, 0, 0, ""},
                        "the report holds no runs");
     }
+    const auto axes = read_variant_axes(reader.db());
     for (const RunRow& row : rows) {
       reader.require_complete(row.run_id);
       LoadedRun r;
       r.file = f;
       r.row = row;
+      if (auto it = axes.find(row.run_id); it != axes.end()) {
+        for (const auto& [k, v] : it->second) {
+          if (k != "seed") r.axes.emplace_back(k, v);
+        }
+      }
       r.summary = reader.summary(row.run_id);
       if (r.summary.empty()) {
         throw InputError(InputErrorKind::kInvalid, InputLocation{f, 0, 0, ""},
@@ -72,7 +79,9 @@ std::vector<Variant> group_variants(const std::vector<LoadedRun>& runs) {
   std::map<std::string, std::size_t> index;
   for (const LoadedRun& r : runs) {
     const std::string sha = r.row.scenario_sha256.empty() ? r.row.scenario : r.row.scenario_sha256;
-    const std::string key = sha + "\n" + r.row.profile + "\n" + r.row.overrides;
+    std::string key = sha + "\n" + r.row.profile + "\n" + r.row.overrides;
+    for (const auto& [k, v] : r.axes)
+      key += "\n" + k + "=" + v;
     auto [it, added] = index.emplace(key, out.size());
     if (added) {
       Variant v;
@@ -81,6 +90,7 @@ std::vector<Variant> group_variants(const std::vector<LoadedRun>& runs) {
       v.profile = r.row.profile;
       v.overrides = r.row.overrides;
       v.sha256 = r.row.scenario_sha256;
+      v.axes = r.axes;
       out.push_back(std::move(v));
     }
     out[it->second].runs.push_back(r);
@@ -91,7 +101,12 @@ std::vector<Variant> group_variants(const std::vector<LoadedRun>& runs) {
     ++count[v.scenario + " / " + v.profile];
   for (Variant& v : out) {
     v.label = v.scenario + " / " + v.profile;
-    if (count[v.label] > 1) {
+    if (!v.axes.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& [k, value] : v.axes)
+        parts.push_back(k + "=" + value);
+      v.label = fmt::format("{}", fmt::join(parts, ", "));
+    } else if (count[v.label] > 1) {
       std::string o = v.overrides;
       std::replace(o.begin(), o.end(), '\n', ' ');
       while (!o.empty() && o.back() == ' ')

@@ -17,6 +17,8 @@ struct LoadedRun {
   std::string file;
   RunRow row;
   Summary summary;
+  // Axis values (without the seed) when the file is a sweep file; empty otherwise.
+  std::vector<std::pair<std::string, std::string>> axes;
   // The metric's value, or NaN when the run does not have it.
   double metric(const std::string& name) const;
   bool has(const std::string& name) const;
@@ -26,7 +28,8 @@ struct Variant {
   std::string key;    // scenario_sha256 + profile + overrides
   std::string label;  // "scenario / profile", made unique among the variants shown together
   std::string scenario, profile, overrides, sha256;
-  std::vector<LoadedRun> runs;  // in file order, then run_id
+  std::vector<std::pair<std::string, std::string>> axes;  // a sweep variant's axis values
+  std::vector<LoadedRun> runs;                            // in file order, then run_id
   std::vector<std::uint64_t> seeds() const;
   // Mean and CI over the runs that have the metric (NaN values are left out).
   MeanCi stat(const std::string& metric) const;
@@ -36,7 +39,8 @@ struct Variant {
 // no runs, or a run that is not complete (kInvalid, naming the file and run).
 std::vector<LoadedRun> load_runs(const std::vector<std::string>& files);
 
-// Groups runs into variants in order of first appearance and gives them unique labels.
+// Groups runs into variants in order of first appearance and gives them unique labels (a sweep
+// variant is labelled by its axis values, "b200=4, layout=mig").
 std::vector<Variant> group_variants(const std::vector<LoadedRun>& runs);
 
 // Every metric of the variants' runs: the first run's order, then metrics first seen later.

@@ -186,10 +186,15 @@ std::string line_chart(const LineChart& c) {
   f.top = kTop;
   f.bottom = c.height - kBottom;
   f.log_x = c.x_axis == XAxis::kLogSeconds;
+  const bool linear = c.x_axis == XAxis::kLinear;
   double xmax = 0, ymax = 0;
+  double xmin = std::numeric_limits<double>::infinity();
   for (const Series& s : c.series) {
     for (double x : s.x)
-      if (std::isfinite(x)) xmax = std::max(xmax, x);
+      if (std::isfinite(x)) {
+        xmax = std::max(xmax, x);
+        xmin = std::min(xmin, x);
+      }
     for (double y : s.y)
       if (std::isfinite(y)) ymax = std::max(ymax, y);
   }
@@ -206,6 +211,10 @@ std::string line_chart(const LineChart& c) {
     for (double t : {1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, 604800.0, 2592000.0}) {
       if (t <= f.x1 * 1.0001) xt.push_back(t);
     }
+  } else if (linear) {
+    f.x0 = std::isfinite(xmin) ? xmin : 0;
+    f.x1 = xmax > f.x0 ? xmax : f.x0 + 1;
+    xt = nice_ticks(f.x0, f.x1, 6);
   } else {
     f.x0 = 0;
     f.x1 = xmax > 0 ? xmax : 1;
@@ -231,8 +240,9 @@ std::string line_chart(const LineChart& c) {
     const double px = f.px(x);
     out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis"/>)", num(px),
                        num(f.bottom), num(px), num(f.bottom + 4));
-    const std::string label =
-        f.log_x ? (x == f.x0 ? "≤" + log_label(x) : log_label(x)) : time_label(x, time_step);
+    const std::string label = linear    ? tick_text(x)
+                              : f.log_x ? (x == f.x0 ? "≤" + log_label(x) : log_label(x))
+                                        : time_label(x, time_step);
     out += fmt::format(R"(<text x="{}" y="{}" class="tick" text-anchor="middle">{}</text>)",
                        num(px), num(f.bottom + 17), label);
   }
@@ -258,7 +268,20 @@ std::string line_chart(const LineChart& c) {
           R"(<path d="{}" fill="none" stroke="{}" stroke-width="{}"{} stroke-linejoin="round"><title>{}</title></path>)",
           d, s.color, area ? "1.5" : "2",
           s.style == SeriesStyle::kDashed ? R"( stroke-dasharray="5 4")" : "", html_escape(s.name));
+      if (linear) {
+        for (std::size_t i = 0; i < s.x.size(); ++i) {
+          if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+          out += fmt::format(
+              R"(<circle cx="{}" cy="{}" r="3" fill="{}"><title>{}: {}, {}</title></circle>)",
+              num(f.px(s.x[i])), num(f.py(s.y[i])), s.color, html_escape(s.name), tick_text(s.x[i]),
+              tick_text(s.y[i]));
+        }
+      }
     }
+  }
+  if (linear && !c.x_label.empty()) {
+    out += fmt::format(R"(<text x="{}" y="{}" class="tick" text-anchor="end">{}</text>)",
+                       num(f.right), num(c.height - 2), html_escape(c.x_label));
   }
   out += legend(c.series, c.width);
   out += "</svg>";

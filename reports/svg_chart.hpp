@@ -34,11 +34,13 @@ struct Series {
 enum class XAxis {
   kTime,        // x in seconds of simulated time; ticks in minutes, hours or days
   kLogSeconds,  // x in seconds on a log scale (1 s .. max); values below 1 s sit at the left edge
+  kLinear,  // plain numbers (e.g. node counts) from the smallest x to the largest; points marked
 };
 
 struct LineChart {
   std::string title;  // read by screen readers (<title>), not drawn
   std::string y_label;
+  std::string x_label;  // drawn under the axis for kLinear
   XAxis x_axis = XAxis::kTime;
   double width = 560;
   double height = 230;

@@ -7,6 +7,8 @@
 
 #include "reports/compare.hpp"
 #include "reports/output_file.hpp"
+#include "reports/run_reader.hpp"
+#include "reports/sweep_report.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace po = boost::program_options;
@@ -21,6 +23,8 @@ int cmd_compare(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")(
         "markdown", po::value(&markdown), "also write the comparison as markdown ('-': stdout)")(
         "json", "print the comparison as JSON instead of a table")(
+        "variants",
+        "sweep files too: variants side by side (columns) instead of one row per variant")(
         "metric", po::value(&metrics)->composing(),
         "only metrics matching this name or pattern (* matches anything; repeatable)");
     po::options_description hidden;
@@ -38,11 +42,21 @@ int cmd_compare(const std::vector<std::string>& args) {
           << "\nEvery complete run of every file is used. Runs of the same scenario (same\n"
              "scenario_sha256, which covers --set overrides) and profile are one variant; its\n"
              "seeds give the mean and 95 % confidence interval (Student t). Deltas are against\n"
-             "the first variant; * marks the better value. See docs/reports.md.\n";
+             "the first variant; * marks the better value. See docs/reports.md.\n"
+             "A sweep file gives one row per variant, its metrics as columns (--metric takes\n"
+             "names or max(PATTERN)/min(PATTERN)); --variants shows it side by side instead.\n";
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one report file is required");
     if (!markdown.empty()) check_writable(markdown);
+    // One sweep file: one row per variant (axis values), metrics as columns.
+    if (files.size() == 1 && !vm.count("json") && !vm.count("variants") &&
+        read_sweep_info(RunReader(files.front()).db())) {
+      const SweepTable t = load_sweep_table(files.front(), metrics);
+      if (markdown != "-") std::cout << render_sweep_text(t);
+      if (!markdown.empty()) write_output(markdown, render_sweep_markdown(t));
+      return kOk;
+    }
     const Comparison c = compare_variants(group_variants(load_runs(files)), metrics);
     if (c.rows.empty() && !metrics.empty()) {
       throw UsageError("no metric matches the --metric patterns given");

@@ -12,6 +12,8 @@
 #include "reports/output_file.hpp"
 #include "reports/prometheus_export.hpp"
 #include "reports/report_data.hpp"
+#include "reports/run_reader.hpp"
+#include "reports/sweep_report.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace po = boost::program_options;
@@ -23,6 +25,8 @@ int cmd_report(const std::vector<std::string>& args) {
     po::options_description opts("Usage: capsim report RUN.db [options]\n\nOptions");
     std::string db, html, markdown, prometheus, prom_format = "openmetrics", prom_start;
     std::int64_t run_id = 0;
+    std::string x_axis, line_axis;
+    std::vector<std::string> fixes, metrics;
     opts.add_options()("help,h", "show this help")(
         "output,o", po::value(&html),
         "HTML report file ('-': stdout; default: RUN.html beside RUN.db, unless only "
@@ -36,7 +40,15 @@ int cmd_report(const std::vector<std::string>& args) {
         "wall-clock time of simulated time 0: 2025-06-01T00:00:00Z or Unix seconds (default: "
         "the run's start minus its simulated length)")(
         "run", po::value(&run_id), "run_id to report (default: the latest complete run)")(
-        "quiet,q", "no notes on stderr");
+        "x", po::value(&x_axis),
+        "sweep files: the numeric axis charts put on x (default: the first numeric axis)")(
+        "lines", po::value(&line_axis),
+        "sweep files: one line per value of this axis (default: the first non-numeric one; "
+        "'-': none)")("fix", po::value(&fixes)->composing(),
+                      "sweep files: only variants with AXIS=VALUE (repeatable)")(
+        "metric", po::value(&metrics)->composing(),
+        "sweep files: metric to chart and tabulate; a name, or max(PATTERN)/min(PATTERN) over "
+        "metrics matching a * pattern (repeatable)")("quiet,q", "no notes on stderr");
     po::options_description hidden;
     hidden.add_options()("db", po::value(&db));
     po::options_description all;
@@ -81,6 +93,31 @@ int cmd_report(const std::vector<std::string>& args) {
     }
 
     const auto t0 = std::chrono::steady_clock::now();
+    // A sweep file (several variants) gets the sweep page unless one run is asked for.
+    if (!vm.count("run") && read_sweep_info(RunReader(db).db())) {
+      if (!prometheus.empty()) {
+        throw UsageError("--prometheus exports one run: add --run ID for a sweep file");
+      }
+      SweepChartOptions co;
+      co.x_axis = x_axis;
+      co.line_axis = line_axis;
+      for (const std::string& f : fixes) {
+        const auto eq = f.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          throw UsageError(fmt::format("--fix '{}' is not AXIS=VALUE", f));
+        }
+        co.fixed.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+      }
+      const SweepTable table = load_sweep_table(db, metrics);
+      if (!html.empty()) write_output(html, render_sweep_html(table, co));
+      if (!markdown.empty()) write_output(markdown, render_sweep_markdown(table));
+      if (!quiet) {
+        for (const std::string* out : {&html, &markdown}) {
+          if (!out->empty() && *out != "-") std::cerr << "capsim report: wrote " << *out << "\n";
+        }
+      }
+      return kOk;
+    }
     const ReportData data =
         load_report_data(db, vm.count("run") ? std::optional<std::int64_t>(run_id) : std::nullopt);
     if (!quiet && !vm.count("run")) {
