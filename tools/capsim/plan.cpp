@@ -469,8 +469,11 @@ std::string render_plan_text(const PlanSpec& spec, const Planner& planner, const
       if (e.config == *r.best && e.seeds == spec.seeds) be = &e;
     }
     s += fmt::format("Answer: {}\n", planner.describe(*r.best));
+    std::vector<std::string> per_seed;
+    for (double v : be->objective_per_seed)
+      per_seed.push_back(fmt_value(v));
     s += fmt::format("  {} = {} (mean over seeds; per seed {})\n", spec.objective,
-                     fmt_value(be->objective), fmt::join(be->objective_per_seed, ", "));
+                     fmt_value(be->objective), fmt::join(per_seed, ", "));
     for (std::size_t i = 0; i < spec.constraints.size(); ++i) {
       s += fmt::format("  {}: {} ({})\n", spec.constraints[i].describe(),
                        fmt_value(be->constraints[i].value), be->constraints[i].metric);

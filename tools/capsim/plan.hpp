@@ -9,6 +9,8 @@
 // move to the best neighbour (one choice changed) until none is cheaper.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -102,7 +104,12 @@ class Planner {
  private:
   const PlanEvaluation& evaluate(const PlanConfig& c, const std::vector<std::uint64_t>& seeds);
   const PlanEvaluation& evaluate(const PlanConfig& c) { return evaluate(c, spec_.seeds); }
-  bool better(double a, double b) const { return spec_.minimize ? a < b : a > b; }
+  // Strictly better by more than floating-point noise (sums of the same costs in another order
+  // differ in the last bits), so ties keep the configuration found first.
+  bool better(double a, double b) const {
+    const double eps = 1e-9 * std::max(1.0, std::fabs(b));
+    return spec_.minimize ? a < b - eps : a > b + eps;
+  }
   // The staircase search for one layout: returns the best feasible evaluation index, if any.
   std::optional<std::size_t> search_counts(const std::vector<int>& layout);
   void enumerate(PlanConfig& c, std::size_t pool, std::optional<std::size_t>& best);
