@@ -60,6 +60,9 @@ struct PodSpec {
   double gpu_util = 1.0;             // busy fraction of its GPUs while running
   std::int64_t gpu_memory_used = 0;  // bytes per GPU; 0 = unknown (taken as the request)
   bool fails = false;                // the trace says the pod failed at the end of its run
+  // A copy drawn from the workload's own pods to inflate it (fill experiments); the workload's
+  // typical pods, which define fragmentation, come from the original pods only.
+  bool resampled = false;
 
   std::string source;  // "file:line" it came from
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,9 @@ struct SampleRecord {
   double fragmented_gpus = 0;
   double power_w = 0;
   double cost_per_hour = 0;
+  // Fill experiments: GPU request of the pods arrived so far / GPU capacity; NaN (NULL in the
+  // report) for time-driven samples.
+  double arrived_gpu_ratio = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Per-pod result row (design.md §4 `pod` table).

@@ -86,7 +86,7 @@ RunResult Simulation::run(RunInfo& info) {
 
   recorder_->begin_run(info, *world_);
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
-  engine_.schedule(0, kSample);
+  if (opt_.time_samples) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
 
   // 2. The event loop.
@@ -103,7 +103,7 @@ RunResult Simulation::run(RunInfo& info) {
   integrate();
   refresh_fragmentation();
   SampleRecord last = make_sample();
-  recorder_->record_sample(last);
+  if (opt_.time_samples) recorder_->record_sample(last);
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
@@ -222,6 +222,18 @@ void Simulation::on_schedule_cycle() {
       queue_.done(pod);
       scheduler_.clear_nomination(pod);
       bind_pod(pod, r.placement);
+      if (opt_.after_attempt) opt_.after_attempt(pod, true, cluster_);
+      continue;
+    }
+    if (!opt_.retry_unschedulable) {
+      // Placed once or never: the pod gives up without queueing, retry or preemption.
+      queue_.done(pod);
+      s.phase = PodPhase::kUnschedulable;
+      s.end = now;
+      s.waited += now - s.pending_since;
+      s.last_unresolvable = r.unresolvable_everywhere;
+      record("unschedulable", pod, kNoNode, r.message);
+      if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
       continue;
     }
     // Unschedulable (or a plugin error): remember why, requeue, maybe preempt.
@@ -233,6 +245,7 @@ void Simulation::on_schedule_cycle() {
     }
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
     queue_.add_unschedulable(pod, r.rejector_plugins, now);
+    if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
     if (r.nominated_node != kNoNode && !r.victims.empty()) {
       scheduler_.nominate(pod, r.nominated_node);
       s.nominated_node = r.nominated_node;

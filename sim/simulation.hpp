@@ -39,6 +39,13 @@ struct SimulationOptions {
   std::function<bool()> should_stop;
   // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
   bool restart_from_scratch = true;
+  // false: a pod whose scheduling attempt fails ends as unschedulable at once, with no queueing,
+  // retry or preemption (fill experiments, as the FGD study's simulator does).
+  bool retry_unschedulable = true;
+  // Time-driven `sample` rows; off when the run records its own (e.g. per arrived percentage).
+  bool time_samples = true;
+  // Called after every scheduling attempt with the cluster as the attempt left it.
+  std::function<void(PodId pod, bool placed, const Cluster& cluster)> after_attempt;
 };
 
 struct RunResult {

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 
+#include "models/fill_experiment.hpp"
 #include "models/fragmentation.hpp"
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
@@ -60,8 +62,23 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   out.info.capsim_version = CAPSIM_VERSION;
   out.info.overrides = s.overrides_text;
 
+  // A fill experiment records its curve after every arrival (models/fill_experiment.hpp).
+  std::optional<FillCurve> curve;
+  if (s.fill) {
+    curve.emplace(*s.world, frag);
+    opt.after_attempt = [&curve](PodId pod, bool placed, const Cluster& c) {
+      curve->observe(pod, placed, c);
+    };
+  }
+
   Simulation sim(*s.world, framework, reasons, recorder, opt);
   out.result = sim.run(out.info);
+  if (curve) {
+    for (const SampleRecord& r : curve->samples())
+      recorder.record_sample(r);
+    for (auto& m : curve->summary())
+      out.result.summary.push_back(std::move(m));
+  }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.info.wall_seconds = out.wall_seconds;
   out.info.status = "complete";

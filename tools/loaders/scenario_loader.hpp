@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/fill_experiment.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"
@@ -39,6 +40,8 @@ struct Scenario {
   std::vector<YamlNode> profiles;             // profiles defined in the scenario
   std::vector<std::string> warnings;
   std::string overrides_text;
+  // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it.
+  std::optional<FillPlan> fill;
 };
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options);
