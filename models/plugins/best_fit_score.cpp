@@ -39,7 +39,7 @@ void min_max_normalize(std::span<std::int64_t> scores) {
 
 std::int64_t BestFitScore::score(const fw::CycleState& /*state*/, const PodSpec& pod,
                                  const NodeInfo& node) const {
-  return best_fit_raw_score(node.free(kCpu), gpu_left(node).total, share_request(pod));
+  return best_fit_raw_score(node.free(kCpu), gpu_left_total(node), share_request(pod));
 }
 
 void BestFitScore::normalize(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,

@@ -22,8 +22,7 @@ std::int64_t dot_product_score(std::int64_t cpu_left, std::int64_t gpu_left_mill
 
 std::int64_t DotProductScore::score(const fw::CycleState& /*state*/, const PodSpec& pod,
                                     const NodeInfo& node) const {
-  const GpuLeft g = gpu_left(node);
-  return dot_product_score(node.free(kCpu), g.total, share_request(pod));
+  return dot_product_score(node.free(kCpu), gpu_left_total(node), share_request(pod));
 }
 
 }  // namespace capsim::plugins

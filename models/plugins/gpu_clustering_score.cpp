@@ -38,7 +38,7 @@ std::int64_t GpuClusteringScore::score(const fw::CycleState& /*state*/, const Po
     const int t = gpu_affinity_tag(world_->pods[p]);
     if (t >= 0 && std::find(tags_.begin(), tags_.end(), t) == tags_.end()) tags_.push_back(t);
   }
-  return gpu_clustering_score(tag, tags_, gpu_left(node).total);
+  return gpu_clustering_score(tag, tags_, gpu_left_total(node));
 }
 
 }  // namespace capsim::plugins

@@ -45,6 +45,13 @@ GpuLeft gpu_left(const NodeInfo& node) {
   return g;
 }
 
+std::int64_t gpu_left_total(const NodeInfo& node) {
+  std::int64_t total = 0;
+  for (const GpuDeviceState& g : node.gpus)
+    total += 1000 - g.milli_used;
+  return total;
+}
+
 int best_fit_gpu(std::span<const std::int32_t> left, std::int32_t milli) {
   int best = -1;
   for (std::size_t i = 0; i < left.size(); ++i) {

@@ -5,6 +5,7 @@
 // left on each GPU. Pure functions; nothing here holds state.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -34,14 +35,27 @@ ShareRequest share_request(const PodSpec& pod);
 // model; a node without GPUs satisfies no list.
 bool gpu_model_allowed(const PodSpec& pod, const NodeSpec& node);
 
-// The milli left on each GPU of a node, in device order.
+// The milli left on each GPU of a node, in device order. Only the first `n` entries are set
+// (and copied): building one per node per pod must not clear 64 slots.
 struct GpuLeft {
-  std::array<std::int32_t, 64> left{};
+  GpuLeft() = default;
+  GpuLeft(const GpuLeft& o) : n(o.n), total(o.total) {
+    std::copy(o.left.begin(), o.left.begin() + static_cast<std::ptrdiff_t>(n), left.begin());
+  }
+  GpuLeft& operator=(const GpuLeft& o) {
+    n = o.n;
+    total = o.total;
+    std::copy(o.left.begin(), o.left.begin() + static_cast<std::ptrdiff_t>(n), left.begin());
+    return *this;
+  }
+  std::array<std::int32_t, 64> left;  // NOLINT: only [0, n) is meaningful
   std::size_t n = 0;
   std::int64_t total = 0;
   std::span<const std::int32_t> span() const { return {left.data(), n}; }
   std::int32_t fully_free() const;
 };
+// The milli left summed over a node's GPUs.
+std::int64_t gpu_left_total(const NodeInfo& node);
 GpuLeft gpu_left(const NodeInfo& node);
 
 // The GPU a share pod takes under the peer's "best" selection: the one with the least milli left

@@ -93,6 +93,24 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
   return st;
 }
 
+bool NodeResourcesFit::quick_accepts(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                     const QuickNode& node) const {
+  if (node.pods < 1) return false;
+  for (const auto& [r, want] : pod.requests.items) {
+    if (want <= 0 || r == kPods || ignored_[r]) continue;
+    if (r == kCpu) {
+      if (want > node.cpu) return false;
+    } else if (r == kMemory) {
+      if (want > node.memory) return false;
+    } else if (r == kNvidiaGpu) {
+      if (want > node.gpus) return false;
+    } else {
+      return false;  // not in the copy: filter() decides
+    }
+  }
+  return true;
+}
+
 namespace {
 struct FitScoreState final : fw::StateData {
   std::vector<std::int64_t> pod_requests;  // per args.resources entry

@@ -37,8 +37,11 @@ class OpenGpuShare final : public fw::Plugin,
                     const NodeInfo& node) const override;
   fw::Status reserve(fw::CycleState& state, const PodSpec& pod, const NodeInfo& node,
                      fw::Placement& placement) override;
-  // Whole-GPU pods need that many fully free GPUs.
-  fw::QuickChecks quick_checks() const override { return {false, true}; }
+  // Whole-GPU pods need that many fully free GPUs; a share needs one GPU with that much left;
+  // with the node's GPU model allowed, that is also enough.
+  fw::QuickChecks quick_checks() const override { return {false, true, true, true}; }
+  bool quick_accepts(const fw::CycleState& state, const PodSpec& pod,
+                     const QuickNode& node) const override;
 
   GpuSelection selection() const { return selection_; }
 

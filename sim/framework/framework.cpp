@@ -31,6 +31,8 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
     const QuickChecks q = filter_.back().second->quick_checks();
     quick_.resources = quick_.resources || q.resources;
     quick_.whole_gpus = quick_.whole_gpus || q.whole_gpus;
+    quick_.gpu_share = quick_.gpu_share || q.gpu_share;
+    filter_accepts_.push_back(q.accepts && cfg_.use_quick_checks);
   }
   if (!cfg_.use_quick_checks) quick_ = QuickChecks{};
   for (std::size_t i : cfg_.post_filter)
@@ -73,6 +75,22 @@ Status Framework::run_pre_filter(CycleState& state, const PodSpec& pod,
     }
   }
   return Status::success();
+}
+
+bool Framework::can_quick_accept(const CycleState& state) const {
+  for (std::size_t k = 0; k < filter_.size(); ++k) {
+    if (!filter_accepts_[k] && !state.skip_filter().test(filter_[k].first)) return false;
+  }
+  return true;
+}
+
+bool Framework::quick_accepts(const CycleState& state, const PodSpec& pod,
+                              const QuickNode& node) const {
+  for (auto [i, p] : filter_) {
+    if (state.skip_filter().test(i)) continue;
+    if (!p->quick_accepts(state, pod, node)) return false;
+  }
+  return true;
 }
 
 Status Framework::run_filters(const CycleState& state, const PodSpec& pod,

@@ -60,6 +60,10 @@ class Framework {
   Status run_pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) const;
   // The union of the enabled Filter plugins' quick checks.
   const QuickChecks& quick_checks() const { return quick_; }
+  // Whether every Filter plugin that runs for this cycle's pod (PreFilter did not skip it) can
+  // accept nodes from their QuickNode, and whether they all accept `node`.
+  bool can_quick_accept(const CycleState& state) const;
+  bool quick_accepts(const CycleState& state, const PodSpec& pod, const QuickNode& node) const;
   // Filter: the first failing plugin's status, or success.
   Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node) const;
   bool has_post_filter() const { return !cfg_.post_filter.empty(); }
@@ -93,6 +97,7 @@ class Framework {
   std::vector<std::pair<std::size_t, BindPlugin*>> bind_;
   mutable std::vector<std::int64_t> scratch_;
   QuickChecks quick_;
+  std::vector<bool> filter_accepts_;  // per filter_ entry: declares QuickChecks::accepts
 };
 
 }  // namespace capsim::fw

@@ -86,6 +86,11 @@ class PreFilterPlugin {
 struct QuickChecks {
   bool resources = false;   // cpu, memory, nvidia.com/gpu and the pod count must fit
   bool whole_gpus = false;  // a whole-GPU pod needs that many physical GPUs free
+  bool gpu_share = false;   // a GPU-share pod needs one GPU with at least its share left
+  // The plugin implements quick_accepts(): for some pods and nodes it can tell from the QuickNode
+  // alone that filter() would accept. When every Filter plugin that runs for a pod can, nodes it
+  // accepts are feasible without calling filter().
+  bool accepts = false;
 };
 
 class FilterPlugin {
@@ -94,6 +99,11 @@ class FilterPlugin {
   virtual Status filter(const CycleState& state, const PodSpec& pod,
                         const NodeInfo& node) const = 0;
   virtual QuickChecks quick_checks() const { return {}; }
+  // True only if filter() would certainly accept this node (false: cannot tell from the copy).
+  virtual bool quick_accepts(const CycleState& /*state*/, const PodSpec& /*pod*/,
+                             const QuickNode& /*node*/) const {
+    return false;
+  }
 };
 
 // Per-node results of the filter phase, for PostFilter and the failure message.

@@ -151,6 +151,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     const std::int64_t want_mem = spec.requests.get(kMemory);
     const std::int64_t want_gpu = spec.requests.get(kNvidiaGpu);
     const bool whole_gpu_pod = spec.gpu_count > 0 && spec.gpu_milli == 0;
+    const bool share_pod = spec.gpu_count == 0 && spec.gpu_milli > 0;
     const auto& quick = cluster_->quick();
     auto quick_reject = [&](NodeId id) {
       if (!nominated_by_node_.empty() && nominated_by_node_.count(id)) return false;
@@ -160,9 +161,14 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
            (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1)) {
         return true;
       }
-      return qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count;
+      return (qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count) ||
+             (qc.gpu_share && share_pod && q.max_gpu_left < spec.gpu_milli);
     };
+    // When every filter can accept from the QuickNode copy, nodes it accepts skip the plugins
+    // too (nodes with nominated pods never take a quick path).
+    const bool accept_quickly = fw_->can_quick_accept(state_);
     bool skipped_any = false;
+    skipped_.clear();
     std::int32_t processed = 0;
     const auto n = static_cast<std::size_t>(num_nodes);
     const std::size_t start = next_start_node_index_;
@@ -171,6 +177,13 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
       ++processed;
       if (quick_reject(id)) {
         skipped_any = true;
+        skipped_.push_back(id);
+        continue;
+      }
+      if (accept_quickly && (nominated_by_node_.empty() || !nominated_by_node_.count(id)) &&
+          fw_->quick_accepts(state_, spec, quick[id])) {
+        feasible_.push_back(id);
+        if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
         continue;
       }
       Status s = filter_with_nominated(pod, spec, nodes[id]);
@@ -190,17 +203,26 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
     result.evaluated_nodes = processed;
     if (feasible_.empty() && skipped_any) {
-      // Every node was processed and none fits: evaluate in full for the diagnosis.
+      // Every node was processed and none fits: evaluate the quick-rejected ones in full for the
+      // diagnosis, merging them into the statuses in evaluation order.
+      first_pass_.swap(diagnosis_.node_statuses);
       diagnosis_.node_statuses.clear();
-      diagnosis_.rejector_plugins = 0;
+      std::size_t next_first = 0, next_skipped = 0;
       for (std::size_t k = 0; k < n; ++k) {
         const NodeId id = static_cast<NodeId>((start + k) % n);
-        Status s = filter_with_nominated(pod, spec, nodes[id]);
-        CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
-                                                  "quick check",
-                                                  nodes[id].spec->name));
-        diagnosis_.node_statuses.emplace_back(id, s);
-        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+        if (next_skipped < skipped_.size() && skipped_[next_skipped] == id) {
+          ++next_skipped;
+          Status s = filter_with_nominated(pod, spec, nodes[id]);
+          CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
+                                                    "quick check",
+                                                    nodes[id].spec->name));
+          diagnosis_.node_statuses.emplace_back(id, s);
+          if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+        } else {
+          CAPSIM_CHECK(next_first < first_pass_.size() && first_pass_[next_first].first == id,
+                       "the diagnosis lost a node");
+          diagnosis_.node_statuses.push_back(first_pass_[next_first++]);
+        }
       }
     }
   }

@@ -75,6 +75,8 @@ class Scheduler {
   std::vector<NodeId> feasible_;
   std::vector<std::int64_t> totals_;
   Diagnosis diagnosis_;
+  std::vector<NodeId> skipped_;  // nodes a quick check rejected, in evaluation order
+  std::vector<std::pair<NodeId, Status>> first_pass_;
   NodeInfo scratch_node_;
 };
 
