@@ -54,53 +54,64 @@ FillPlan prepare_fill(World& world, const FillOptions& o, std::uint64_t seed) {
   // 1. The original pods in name order (the peer sorts them before shuffling and sampling).
   std::vector<PodSpec> originals(std::make_move_iterator(world.pods.begin()),
                                  std::make_move_iterator(world.pods.end()));
-  std::stable_sort(originals.begin(), originals.end(),
-                   [](const PodSpec& a, const PodSpec& b) { return a.name < b.name; });
+  std::vector<std::size_t> by_name(originals.size());
+  std::iota(by_name.begin(), by_name.end(), std::size_t{0});
+  std::stable_sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) {
+    return originals[a].name < originals[b].name;
+  });
   plan.original_pods = originals.size();
 
-  // 2. Seeded shuffle (SortClusterPods with shufflePod).
+  // 2. Seeded shuffle (SortClusterPods with shufflePod): `order` indexes by_name.
   std::vector<std::size_t> order(originals.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (o.shuffle) {
     RandomStream rs(seed, "fill/shuffle");
     rs.shuffle(order.begin(), order.end());
   }
-  std::vector<PodSpec> out;
-  out.reserve(originals.size());
   std::int64_t requested = 0;
-  for (std::size_t i : order) {
-    requested += pod_gpu_request_milli(originals[i]);
-    out.push_back(originals[i]);
-  }
+  for (const PodSpec& p : originals)
+    requested += pod_gpu_request_milli(p);
 
   // 3. Inflation (TunePodsByNodeTotalResource): up by resampled copies, or down by dropping
-  //    randomly chosen pods, to inflate_to x capacity.
+  //    randomly chosen pods, to inflate_to x capacity. Copies are drawn as indices first.
+  std::vector<std::size_t> copies;  // indexes by_name
   if (o.inflate_to > 0 && !originals.empty()) {
     const double target = o.inflate_to * static_cast<double>(plan.gpu_capacity_milli);
     RandomStream ri(seed, "fill/inflate");
     if (static_cast<double>(requested) < target) {
       CAPSIM_CHECK(requested > 0, "a workload without GPU requests cannot be inflated");
-      for (std::size_t i = 0;; ++i) {
-        const PodSpec& src = originals[ri.below(originals.size())];
+      for (;;) {
+        const std::size_t k = ri.below(originals.size());
+        const PodSpec& src = originals[by_name[k]];
         // tuneUpPods compares the request plus the drawn pod's share *per GPU* with the target.
         if (static_cast<double>(requested + per_gpu_milli(src)) > target) break;
-        PodSpec copy = src;
-        copy.name = fmt::format("{}-tuned-{}", src.name, i);
-        copy.resampled = true;
-        copy.source = src.source + " (resampled)";
-        requested += pod_gpu_request_milli(copy);
-        out.push_back(std::move(copy));
-        ++plan.resampled_pods;
+        requested += pod_gpu_request_milli(src);
+        copies.push_back(k);
       }
     } else {
-      while (static_cast<double>(requested) > target && !out.empty()) {
-        const auto idx = static_cast<std::ptrdiff_t>(ri.below(out.size()));
-        requested -= pod_gpu_request_milli(out[static_cast<std::size_t>(idx)]);
-        out.erase(out.begin() + idx);
+      while (static_cast<double>(requested) > target && !order.empty()) {
+        const auto idx = static_cast<std::ptrdiff_t>(ri.below(order.size()));
+        requested -=
+            pod_gpu_request_milli(originals[by_name[order[static_cast<std::size_t>(idx)]]]);
+        order.erase(order.begin() + idx);
         ++plan.dropped_pods;
       }
     }
   }
+  std::vector<PodSpec> out;
+  out.reserve(order.size() + copies.size());
+  out.resize(order.size());
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const PodSpec& src = originals[by_name[copies[i]]];
+    PodSpec copy = src;
+    copy.name = fmt::format("{}-tuned-{}", src.name, i);
+    copy.resampled = true;
+    copy.source = src.source + " (resampled)";
+    out.push_back(std::move(copy));
+  }
+  plan.resampled_pods = copies.size();
+  for (std::size_t i = 0; i < order.size(); ++i)
+    out[i] = std::move(originals[by_name[order[i]]]);
 
   // 4. One arrival every `spacing`, in this order; nobody leaves.
   for (std::size_t i = 0; i < out.size(); ++i) {

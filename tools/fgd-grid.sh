@@ -42,8 +42,8 @@ start=$(date +%s.%N)
 for t in $traces; do for p in $policies; do for s in $seeds; do
   [ -s "$out/runs/$t-$p-$s.db" ] || echo "$t $p $s"
 done; done; done |
-  xargs -P "$jobs" -L 1 sh -c '"$0" run "$1/scenarios/fgd/$2.yaml" --profile "$3" --seed "$4" \
-      -o "$5/runs/$2-$3-$4.db" --quiet > /dev/null || { echo "fgd-grid: $2 $3 $4 failed" >&2; exit 255; }' \
+  xargs -P "$jobs" -L 1 sh -c '"$0" run "$1/scenarios/fgd/$3.yaml" --profile "$4" --seed "$5" \
+      -o "$2/runs/$3-$4-$5.db" --quiet > /dev/null || { echo "fgd-grid: $3 $4 $5 failed" >&2; exit 255; }' \
       "$capsim" "$root" "$out" || exit 1
 end=$(date +%s.%N)
 runs=$(ls "$out"/runs/*.db | wc -l)
@@ -67,5 +67,6 @@ done
 
 # 3. The table: published mean +- std (sample std over seeds) next to capsim's, per trace and
 #    policy, at arrived = 100 % and 130 %. A cell holds if |difference| <= max(1.0, 2 std_pub).
-awk -f "$root/tools/fgd-table.awk" -v expected="$expected/analysis_allo_discrete.csv" "$results" |
+awk -f "$root/tools/fgd-table.awk" -v expected="$expected/analysis_allo_discrete.csv" \
+  -v expected_frag="$expected/analysis_frag_ratio_discrete.csv" "$results" |
   tee "$out/table.md"

@@ -1,7 +1,8 @@
 #!/usr/bin/awk -f
 # The FGD comparison table (used by tools/fgd-grid.sh): capsim's per-run results next to the
 # study's published per-seed allocation curves.
-#   awk -f tools/fgd-table.awk -v expected=.../analysis_allo_discrete.csv results.tsv
+#   awk -f tools/fgd-table.awk -v expected=.../analysis_allo_discrete.csv \
+#       [-v expected_frag=.../analysis_frag_ratio_discrete.csv] results.tsv
 # results.tsv lines: trace policy seed alloc@100 alloc@130 frag_ratio@130 failed wall_seconds
 # (ratios 0-1). Percentages in the table are GPU allocation, % of cluster GPU capacity. A cell
 # holds when |capsim mean - published mean| <= max(1.0, 2 x published std); std is the sample
@@ -16,6 +17,7 @@ BEGIN {
   FS = ","
   if (expected == "") { print "fgd-table: -v expected=FILE is required" > "/dev/stderr"; exit 2 }
   while ((getline line < expected) > 0) {
+    sub(/\r$/, "", line)
     n = split(line, f, ",")
     if (f[1] == "workload") {
       for (i = 1; i <= n; i++) { if (f[i] == "100") c100 = i; if (f[i] == "130") c130 = i }
@@ -28,6 +30,20 @@ BEGIN {
     ps130[k] += f[c130]; pq130[k] += f[c130] * f[c130]
   }
   close(expected)
+  if (expected_frag != "") {
+    while ((getline line < expected_frag) > 0) {
+      sub(/\r$/, "", line)
+      n = split(line, f, ",")
+      if (f[1] == "workload") {
+        for (i = 1; i <= n; i++) if (f[i] == "130") d130 = i
+        continue
+      }
+      t = f[1]; sub(/^openb_pod_list_/, "", t)
+      p = f[2]; sub(/^[0-9]+-/, "", p)
+      fn[t SUBSEP p]++; fs130[t SUBSEP p] += f[d130]
+    }
+    close(expected_frag)
+  }
   FS = " "
   order = "Random DotProd GpuClustering GpuPacking BestFit FGD"
   npol = split(order, pol, " ")
@@ -50,7 +66,7 @@ END {
   for (i = 1; i <= 8; i++) if (known[i] in seen_trace) { list[++n] = known[i]; done[known[i]] = 1 }
   for (i = 1; i <= ntr; i++) if (!(traces[i] in done)) list[++n] = traces[i]
 
-  print "| trace | policy | published @100 | capsim @100 | diff | | published @130 | capsim @130 | diff | | capsim frag. @130 | failed pods |"
+  print "| trace | policy | published @100 | capsim @100 | diff | | published @130 | capsim @130 | diff | | frag. ratio @130 published / capsim | failed pods |"
   print "|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|"
   cells = 0; held = 0
   for (i = 1; i <= n; i++) {
@@ -73,7 +89,8 @@ END {
       } else {
         line = line sprintf(" - | %.2f ± %.2f | | | - | %.2f ± %.2f | | |", m100, s100, m130, s130)
       }
-      line = line sprintf(" %.2f %% | %.0f |", mean(cf130[k], cn[k]), mean(cfail[k], cn[k]))
+      pf = (k in fn) ? sprintf("%.2f", mean(fs130[k], fn[k])) : "-"
+      line = line sprintf(" %s / %.2f | %.0f |", pf, mean(cf130[k], cn[k]), mean(cfail[k], cn[k]))
       print line
       capm[k] = m100
     }

@@ -93,17 +93,17 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
   return st;
 }
 
-bool NodeResourcesFit::quick_accepts(const fw::CycleState& /*state*/, const PodSpec& pod,
-                                     const QuickNode& node) const {
-  if (node.pods < 1) return false;
+bool NodeResourcesFit::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                         fw::QuickRequirement& req) const {
+  req.pods = 1;
   for (const auto& [r, want] : pod.requests.items) {
     if (want <= 0 || r == kPods || ignored_[r]) continue;
     if (r == kCpu) {
-      if (want > node.cpu) return false;
+      req.cpu = want;
     } else if (r == kMemory) {
-      if (want > node.memory) return false;
+      req.memory = want;
     } else if (r == kNvidiaGpu) {
-      if (want > node.gpus) return false;
+      req.gpus = static_cast<std::int32_t>(std::min<std::int64_t>(want, INT32_MAX));
     } else {
       return false;  // not in the copy: filter() decides
     }

@@ -61,12 +61,11 @@ class NodeResourcesFit final : public fw::Plugin,
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
   fw::QuickChecks quick_checks() const override {
-    const bool exact = !ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu];
-    return {exact, false, false, exact};
+    return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu], false};
   }
-  // Accepts when the pod asks only for cpu, memory and nvidia.com/gpu and they and a pod slot fit.
-  bool quick_accepts(const fw::CycleState& state, const PodSpec& pod,
-                     const QuickNode& node) const override;
+  // Exact when the pod asks only for cpu, memory and nvidia.com/gpu: those and a pod slot.
+  bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,
+                         fw::QuickRequirement& req) const override;
   const NodeResourcesFitArgs& args() const { return args_; }
 
  private:

@@ -17,10 +17,10 @@ class NodeUnschedulable final : public fw::Plugin, public fw::FilterPlugin {
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
   // A schedulable node passes.
-  fw::QuickChecks quick_checks() const override { return {false, false, false, true}; }
-  bool quick_accepts(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
-                     const QuickNode& node) const override {
-    return !node.unschedulable;
+  bool quick_requirement(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
+                         fw::QuickRequirement& req) const override {
+    req.schedulable = true;
+    return true;
   }
 
  private:

@@ -1,7 +1,5 @@
 #include "models/plugins/open_gpu_share.hpp"
 
-#include <algorithm>
-
 #include "models/plugins/fgd_score.hpp"
 #include "models/plugins/gpu_share.hpp"
 
@@ -45,16 +43,17 @@ fw::Status OpenGpuShare::filter(const fw::CycleState& /*state*/, const PodSpec& 
   return fw::Status::success();
 }
 
-bool OpenGpuShare::quick_accepts(const fw::CycleState& /*state*/, const PodSpec& pod,
-                                 const QuickNode& node) const {
-  if (pod.gpu_count == 0 && pod.gpu_milli == 0) return true;
-  if (node.gpu_model == kNoGpuModel) return false;
-  if (!pod.gpu_models.empty() && std::find(pod.gpu_models.begin(), pod.gpu_models.end(),
-                                           node.gpu_model) == pod.gpu_models.end()) {
-    return false;
+bool OpenGpuShare::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                     fw::QuickRequirement& req) const {
+  if (pod.gpu_count == 0 && pod.gpu_milli == 0) return true;  // passes everywhere
+  req.has_gpus = true;
+  if (!pod.gpu_models.empty()) req.models = &pod.gpu_models;
+  if (pod.gpu_count > 0) {
+    req.whole_gpus = pod.gpu_count;
+  } else {
+    req.gpu_share = pod.gpu_milli;
   }
-  if (pod.gpu_count > 0) return node.whole_gpus >= pod.gpu_count;
-  return node.max_gpu_left >= pod.gpu_milli;
+  return true;
 }
 
 fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,

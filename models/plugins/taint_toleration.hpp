@@ -29,10 +29,10 @@ class TaintToleration final : public fw::Plugin,
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
   // A node without NoSchedule/NoExecute taints passes whatever the pod tolerates.
-  fw::QuickChecks quick_checks() const override { return {false, false, false, true}; }
-  bool quick_accepts(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
-                     const QuickNode& node) const override {
-    return !node.hard_taints;
+  bool quick_requirement(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
+                         fw::QuickRequirement& req) const override {
+    req.untainted = true;
+    return true;
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;

@@ -70,7 +70,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
       if (any) return fw_->run_filters(state_, spec, scratch_node_);
     }
   }
-  return fw_->run_filters(state_, spec, node);
+  return fw_->run_filters(state_, spec, node, quick_ready_ ? &cluster_->quick()[node.id] : nullptr);
 }
 
 std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
@@ -99,6 +99,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   const auto num_nodes = static_cast<std::int32_t>(nodes.size());
   ScheduleResult result;
   state_.begin_cycle(pod);
+  quick_ready_ = false;
   diagnosis_.node_statuses.clear();
   diagnosis_.rejector_plugins = 0;
   diagnosis_.prefilter_reason = 0;
@@ -130,6 +131,9 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     result.evaluated_nodes = num_nodes;
     return fail({});
   }
+
+  fw_->prepare_quick(state_, spec);
+  quick_ready_ = true;
 
   // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
   const NodeId nominated = nominated_node(pod);
@@ -164,9 +168,9 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
       return (qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count) ||
              (qc.gpu_share && share_pod && q.max_gpu_left < spec.gpu_milli);
     };
-    // When every filter can accept from the QuickNode copy, nodes it accepts skip the plugins
-    // too (nodes with nominated pods never take a quick path).
-    const bool accept_quickly = fw_->can_quick_accept(state_);
+    // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
+    // (nodes with nominated pods never take a quick path).
+    const QuickNode* quick_base = quick.data();
     bool skipped_any = false;
     skipped_.clear();
     std::int32_t processed = 0;
@@ -180,8 +184,8 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
         skipped_.push_back(id);
         continue;
       }
-      if (accept_quickly && (nominated_by_node_.empty() || !nominated_by_node_.count(id)) &&
-          fw_->quick_accepts(state_, spec, quick[id])) {
+      if (fw_->quick_feasible(quick_base[id]) &&
+          (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
         feasible_.push_back(id);
         if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
         continue;
