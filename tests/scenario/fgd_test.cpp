@@ -186,6 +186,15 @@ TEST_SUITE("scenario") {
     CHECK(run_binary("import alibaba-openb '" + slice + "pods5.csv' -o '" +
                      (dir / "p5.csv").string() + "' --duration 1h 2>/dev/null") == 0);
     CHECK(run_binary("import helios x.csv -o y.csv 2>/dev/null") == 2);
+    // validate recognises the openb lists by their header and reports broken rows.
+    CHECK(run_binary("validate '" + slice + "nodes.csv' '" + slice + "pods.csv' > '" +
+                     (dir / "v.txt").string() + "'") == 0);
+    std::stringstream v;
+    v << std::ifstream(dir / "v.txt").rdbuf();
+    CHECK(v.str().find("alibaba-openb pod list, 153 pods") != std::string::npos);
+    CHECK(v.str().find("alibaba-openb node list, 26 nodes") != std::string::npos);
+    std::ofstream(dir / "bad.csv") << "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nx,1,1,0,300\n";
+    CHECK(run_binary("validate '" + (dir / "bad.csv").string() + "' > /dev/null 2>&1") == 65);
     fs::remove_all(dir);
   }
 

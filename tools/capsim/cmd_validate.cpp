@@ -11,6 +11,7 @@
 #include "tools/capsim/cli.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
@@ -29,6 +30,15 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   if (fs::path(path).extension() == ".csv") {
     World w;
     WorldBuilder b(w, GpuCatalog::builtin());
+    // The Alibaba openb lists are recognised by their header (docs/trace-format.md); capsim
+    // traces may start with '#' comments.
+    const CsvFile f = CsvFile::read_file(path, CsvOptions{'#', true});
+    if (is_openb_node_list(f)) {
+      return fmt::format("alibaba-openb node list, {} nodes", read_openb_nodes(f, &b).size());
+    }
+    if (is_openb_pod_list(f)) {
+      return fmt::format("alibaba-openb pod list, {} pods", read_openb_pods(f, &b).size());
+    }
     const std::size_t n = load_capsim_trace(path, b, TraceOptions{});
     b.finalize();
     return fmt::format("capsim trace, {} pods", n);
@@ -114,7 +124,8 @@ int cmd_validate(const std::vector<std::string>& args) {
     if (vm.count("help")) {
       std::cout << opts
                 << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
-                   "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces.\n";
+                   "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
+                 "Alibaba openb node and pod lists).\n";
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one file is required");
