@@ -20,6 +20,8 @@ using PodId = std::uint32_t;
 inline constexpr PodId kNoPod = 0xffffffffu;
 using JobId = std::uint32_t;
 inline constexpr JobId kNoJob = 0xffffffffu;
+using GangId = std::uint32_t;
+inline constexpr GangId kNoGang = 0xffffffffu;
 
 enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
 
@@ -62,6 +64,10 @@ struct PodSpec {
   bool fails = false;                // the trace says the pod failed at the end of its run
 
   std::string source;  // "file:line" it came from
+
+  // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
+  // pods start together or not at all. Index into World::gangs.
+  GangId gang = kNoGang;
 };
 
 enum class PodPhase : std::uint8_t {

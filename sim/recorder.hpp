@@ -49,6 +49,20 @@ struct SampleRecord {
   double cost_per_hour = 0;
 };
 
+// One row of the queue_sample table (design.md §4): a ClusterQueue's quota and usage of one
+// resource in one flavor at a time; a row without flavor sums the flavors and carries what pending
+// workloads request. Amounts in capsim's units (cpu millicores, memory bytes, others units).
+struct QueueSampleRecord {
+  SimTime time = 0;
+  std::string queue;
+  std::string flavor;  // empty = the sum over flavors
+  std::string resource;
+  double usage = 0;
+  double nominal = 0;
+  double borrowed = 0;
+  double pending = 0;  // requested by workloads waiting for admission (flavor-less rows)
+};
+
 // Per-pod result row (design.md §4 `pod` table).
 struct PodRecord {
   PodId pod = kNoPod;
@@ -69,6 +83,8 @@ class Recorder {
   virtual void begin_run(const RunInfo& info, const World& world) = 0;
   virtual void record_event(const EventRecord& e) = 0;
   virtual void record_sample(const SampleRecord& s) = 0;
+  // Runs with queues (Kueue objects) record these at every sample; others never call it.
+  virtual void record_queue_sample(const QueueSampleRecord& /*q*/) {}
   // Called once, after the last event: the pod table, the summary, and the final run row.
   virtual void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
                        const Summary& summary) = 0;

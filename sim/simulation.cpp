@@ -36,7 +36,8 @@ void Simulation::integrate() {
 
 bool Simulation::has_hard_work() const {
   return next_arrival_ < arrivals_.size() || pending_finishes_ > 0 || terminating_ > 0 ||
-         queue_.active() > 0 || queue_.backoff() > 0;
+         queue_.active() > 0 || queue_.backoff() > 0 ||
+         (opt_.admission != nullptr && opt_.admission->busy());
 }
 
 void Simulation::request_cycle() {
@@ -81,6 +82,8 @@ RunResult Simulation::run(RunInfo& info) {
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
   jobs_.assign(world_->jobs.size(), JobState{});
+  gangs_.assign(world_->gangs.size(), GangRun{});
+  if (opt_.admission != nullptr) opt_.admission->attach(*this);
   node_frag_.assign(cluster_.nodes().size(), 0.0);
   node_frag_gen_.assign(cluster_.nodes().size(), ~std::uint64_t{0});
 
@@ -104,16 +107,19 @@ RunResult Simulation::run(RunInfo& info) {
   refresh_fragmentation();
   SampleRecord last = make_sample();
   recorder_->record_sample(last);
+  if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
   check_conservation(cluster_, out.pods);
+  check_queueing_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
   out.summary =
       compute_summary(cluster_, out.pods, integrals_, sample_stats_, end, out.cycles, out.events);
+  if (opt_.admission != nullptr) opt_.admission->add_summary(out.summary, end);
   info.sim_seconds = to_seconds(end);
   return out;
 }
@@ -148,6 +154,13 @@ void Simulation::handle(const Event& e, Engine& engine) {
     case kSample:
       on_sample();
       break;
+    case kAdmissionCycle:
+      admission_scheduled_ = false;
+      opt_.admission->run_cycles();
+      break;
+    case kAdmissionTimer:
+      opt_.admission->on_timer();
+      break;
     case kLeftoverFlush:
       queue_.flush_unschedulable_leftover(e.time);
       if (queue_.has_active()) request_cycle();
@@ -159,7 +172,10 @@ void Simulation::handle(const Event& e, Engine& engine) {
     default:
       CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
   }
-  if (opt_.paranoid) cluster_.check_invariants();
+  if (opt_.paranoid) {
+    cluster_.check_invariants();
+    check_queueing_invariants();
+  }
   if (opt_.progress && (engine.processed() & 4095) == 0) {
     const double frac = opt_.horizon != kEndOfTime && opt_.horizon > 0
                             ? static_cast<double>(e.time) / static_cast<double>(opt_.horizon)
@@ -187,9 +203,11 @@ void Simulation::admit_pod(PodId pod) {
   s.phase = PodPhase::kPending;
   s.submit = engine_.now();
   s.pending_since = engine_.now();
-  queue_.add(pod, cluster_.spec(pod).priority, engine_.now());
   record("arrive", pod, kNoNode, "");
-  request_cycle();
+  // Pods of workloads that target a Kueue LocalQueue wait for admission first.
+  if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+    enqueue_for_scheduling(pod);
+  }
 }
 
 void Simulation::create_job_pods(JobId job) {
@@ -217,6 +235,10 @@ void Simulation::on_schedule_cycle() {
     const PodId pod = *popped;
     PodState& s = cluster_.pod(pod);
     ++s.attempts;
+    if (const GangId g = cluster_.spec(pod).gang; g != kNoGang && gangs_[g].leader == pod) {
+      place_gang(pod);  // all its members or none
+      continue;
+    }
     fw::ScheduleResult r = scheduler_.schedule_one(pod);
     if (r.outcome == fw::ScheduleResult::Outcome::kScheduled) {
       queue_.done(pod);
@@ -245,7 +267,7 @@ void Simulation::on_schedule_cycle() {
   arm_backoff_wake();
 }
 
-void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
+void Simulation::bind_pod(PodId pod, const fw::Placement& placement, double rate_cap) {
   integrate();
   cluster_.bind(pod, placement.node, placement.gpus);
   PodState& s = cluster_.pod(pod);
@@ -258,6 +280,7 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.nominated_node = kNoNode;
   ++s.runs;
   s.rate = pod_rate(pod, placement.node);
+  if (rate_cap > 0) s.rate = std::min(s.rate, rate_cap);
   if (s.runs == 1 || opt_.restart_from_scratch) s.work_left = spec.duration;
   s.progress_at = now;
   s.ideal_runtime =
@@ -277,6 +300,8 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     engine_.schedule(now + run_for, kPodFinish, pod, s.finish_version);
     ++pending_finishes_;
   }
+  if (spec.gang != kNoGang) ++gangs_[spec.gang].running;
+  if (opt_.admission != nullptr) opt_.admission->on_pod_started(pod);
   cluster_event(fw::kEvAssignedPodAdded);
 }
 
@@ -296,6 +321,10 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
   s.end = engine_.now();
   s.work_left = 0;
   record(spec.fails ? "fail" : "complete", pod, node, "");
+  if (spec.gang != kNoGang) {
+    --gangs_[spec.gang].running;
+    ++gangs_[spec.gang].finished;
+  }
   if (spec.job != kNoJob) {
     JobState& js = jobs_[spec.job];
     --js.active;
@@ -307,10 +336,16 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
       create_job_pods(spec.job);
     }
   }
+  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
 void Simulation::evict(PodId victim, PodId preemptor, NodeId node) {
+  (void)node;  // victims run on the nominated node
+  terminate(victim, "preempt", fmt::format("preempted by {}", cluster_.spec(preemptor).name));
+}
+
+void Simulation::terminate(PodId victim, std::string_view kind, const std::string& detail) {
   PodState& s = cluster_.pod(victim);
   if (s.phase != PodPhase::kRunning) return;  // already leaving
   const PodSpec& spec = cluster_.spec(victim);
@@ -323,8 +358,20 @@ void Simulation::evict(PodId victim, PodId preemptor, NodeId node) {
         to_seconds(now - s.start) * pod_gpu_devices(spec) * (pod_milli_per_gpu(spec) / 1000.0);
   }
   ++terminating_;
-  record("preempt", victim, node, fmt::format("preempted by {}", cluster_.spec(preemptor).name));
+  record(kind, victim, s.node, detail);
   engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.finish_version);
+  if (spec.gang != kNoGang) {
+    // A gang does not run partly: losing one member restarts all of them.
+    --gangs_[spec.gang].running;
+    const std::vector<PodId> members = gangs_[spec.gang].members;
+    for (PodId m : members) {
+      if (cluster_.pod(m).phase == PodPhase::kRunning) {
+        terminate(m, kind,
+                  fmt::format("gang {} restarts: its member {} was stopped",
+                              world_->gangs[spec.gang].name, spec.name));
+      }
+    }
+  }
 }
 
 void Simulation::on_terminated(PodId pod, std::uint64_t version) {
@@ -340,8 +387,10 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
     s.pending_since = engine_.now();
     s.last_reason = 0;
     record("requeue", pod, node, "recreated after preemption");
-    queue_.add(pod, spec.priority, engine_.now());
-    request_cycle();
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+      enqueue_for_scheduling(pod);
+    }
   } else {
     s.phase = PodPhase::kPreempted;
     s.end = engine_.now();
@@ -351,6 +400,7 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
       --js.active;
       ++js.failed;
     }
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   }
   cluster_event(fw::kEvAssignedPodDeleted);
 }
@@ -377,7 +427,9 @@ SampleRecord Simulation::make_sample() {
   r.gpu_memory_allocated_mib = t.gpu_memory_allocated_mib;
   r.gpu_memory_used_mib = t.gpu_memory_used_mib;
   r.pods_running = t.pods_running;
-  r.pods_pending = static_cast<std::int64_t>(queue_.size());
+  // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
+  r.pods_pending = static_cast<std::int64_t>(
+      queue_.size() + parked_ + (opt_.admission != nullptr ? opt_.admission->held_pods() : 0));
   r.fragmented_gpus = frag_total_ / 1000.0;
   r.power_w = t.power_w;
   r.cost_per_hour = t.cost_per_hour;
@@ -395,6 +447,7 @@ void Simulation::on_sample() {
   integrate();
   refresh_fragmentation();
   recorder_->record_sample(make_sample());
+  if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
   const SimTime next = engine_.now() + opt_.sample_interval;
   if (has_hard_work() || (opt_.horizon != kEndOfTime && next <= opt_.horizon)) {
     engine_.schedule(next, kSample);

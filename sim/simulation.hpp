@@ -15,6 +15,7 @@
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
+#include "sim/queueing/admission.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -39,6 +40,9 @@ struct SimulationOptions {
   std::function<bool()> should_stop;
   // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
   bool restart_from_scratch = true;
+  // The admission layer in front of the scheduling queue (Kueue), or nullptr: pods then go
+  // straight to the scheduler. Not owned; it must outlive the run.
+  AdmissionController* admission = nullptr;
 };
 
 struct RunResult {
@@ -49,7 +53,7 @@ struct RunResult {
   std::uint64_t cycles = 0;
 };
 
-class Simulation final : public EventHandler {
+class Simulation final : public EventHandler, private AdmissionHost {
  public:
   Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
              Recorder& recorder, SimulationOptions options);
@@ -61,7 +65,7 @@ class Simulation final : public EventHandler {
   // Stops at the next event boundary (e.g. on SIGINT); run() then throws Interrupted.
   void request_stop() { stop_requested_ = true; }
 
-  const Cluster& cluster() const { return cluster_; }
+  const Cluster& cluster() const override { return cluster_; }
   void handle(const Event& event, Engine& engine) override;
 
  private:
@@ -73,6 +77,8 @@ class Simulation final : public EventHandler {
     kBackoffWake,
     kSample,
     kLeftoverFlush,
+    kAdmissionCycle,
+    kAdmissionTimer,
   };
 
   void on_arrival(SimTime t);
@@ -83,9 +89,12 @@ class Simulation final : public EventHandler {
 
   void admit_pod(PodId pod);
   void create_job_pods(JobId job);
-  void bind_pod(PodId pod, const fw::Placement& placement);
+  // `rate_cap` > 0 caps the pod's progress rate (a gang runs at its slowest member's pace).
+  void bind_pod(PodId pod, const fw::Placement& placement, double rate_cap = 0);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
+  // Starts the grace period of a running pod (preemption, a gang restart, a Kueue eviction).
+  void terminate(PodId pod, std::string_view kind, const std::string& detail);
   void cluster_event(fw::EventMask ev);
   void request_cycle();
   void arm_backoff_wake();
@@ -95,6 +104,19 @@ class Simulation final : public EventHandler {
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
   SampleRecord make_sample();
   void refresh_fragmentation();
+
+  // Gangs and the admission layer (simulation_queueing.cpp).
+  void enqueue_for_scheduling(PodId pod);
+  void place_gang(PodId leader);
+  void check_queueing_invariants() const;
+  SimTime now() const override { return engine_.now(); }
+  void release_to_scheduler(PodId pod) override { enqueue_for_scheduling(pod); }
+  void withdraw(PodId pod, const std::string& why) override;
+  void record(std::string_view kind, PodId pod, std::string detail) override {
+    record(kind, pod, kNoNode, std::move(detail));
+  }
+  void wake_at(SimTime t) override;
+  void request_admission() override;
 
   World* world_;
   Cluster cluster_;
@@ -128,6 +150,19 @@ class Simulation final : public EventHandler {
   std::vector<double> node_frag_;
   std::vector<std::uint64_t> node_frag_gen_;
   double frag_total_ = 0;
+
+  // A gang waits in the scheduling queue as one member (the leader); the others are parked
+  // until the leader's attempt places them all or none.
+  struct GangRun {
+    std::vector<PodId> members;  // every pod of the gang that became pending
+    PodId leader = kNoPod;
+    std::vector<PodId> parked;
+    std::int32_t running = 0;   // members in phase Running
+    std::int32_t finished = 0;  // members that ended since the gang was last placed
+  };
+  std::vector<GangRun> gangs_;
+  std::size_t parked_ = 0;
+  bool admission_scheduled_ = false;
 };
 
 class Interrupted : public std::runtime_error {

@@ -10,6 +10,7 @@
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -23,6 +24,7 @@ namespace {
 // Returns a one-line description of what was validated.
 std::string validate_one(const std::string& path, const LoadOptions& lo) {
   namespace fs = std::filesystem;
+  register_kueue_manifest_kinds();
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
   }
@@ -71,6 +73,14 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     mo.warnings = &warnings;
     load_manifest_docs(docs, b, mo);
     b.finalize();
+    if (w.queues.active() || !w.queues.local_queues.empty() || !w.queues.flavors.empty()) {
+      return fmt::format(
+          "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es); Kueue: "
+          "{} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} Cohort(s)",
+          w.nodes.size(), w.pods.size(), w.jobs.size(), w.priority_classes.size(),
+          w.queues.cluster_queues.size(), w.queues.local_queues.size(), w.queues.flavors.size(),
+          w.queues.cohorts.size());
+    }
     return fmt::format(
         "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es)",
         w.nodes.size(), w.pods.size(), w.jobs.size(), w.priority_classes.size());

@@ -6,6 +6,7 @@
 
 #include "models/fragmentation.hpp"
 #include "models/plugin_registry.hpp"
+#include "sim/queueing/kueue_admission.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace capsim {
@@ -51,6 +52,9 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   opt.progress = req.progress;
   opt.should_stop = req.should_stop;
   opt.fragmentation = &frag;
+  // Kueue admission in front of the scheduler when the scenario has ClusterQueues.
+  const std::unique_ptr<AdmissionController> admission = queueing::make_admission(*s.world);
+  opt.admission = admission.get();
 
   out.info.scenario = s.name;
   out.info.scenario_path = s.path;

@@ -9,8 +9,10 @@
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -222,12 +224,18 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
+      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
+        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
+        tm.finish();
+        continue;
+      }
       TraceOptions opt;
       opt.time_offset = tm.duration_or("time_offset", 0);
       opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
       opt.default_queue = tm.str_or("queue", "");
       if (format != "capsim") {
-        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: capsim)", format));
+        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: capsim, {})",
+                                          format, fmt::join(job_trace_formats(), ", ")));
       }
       tm.finish();
       load_capsim_trace(path, *c.b, opt);
@@ -337,6 +345,7 @@ std::vector<std::string> profile_names(const Scenario& s) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
   const std::string text = read_all(path);
@@ -416,6 +425,10 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       load_manifest_file(c.resolve(f), b, mo);
   }
   if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+  if (auto k = m.opt("kueue")) {
+    load_kueue_section(
+        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+  }
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
   m.finish();
   b.finalize();
