@@ -15,7 +15,7 @@ namespace capsim::queueing {
 namespace {
 
 constexpr const char* kPriorityClassLabel = "kueue.x-k8s.io/priority-class";
-constexpr int kMaxCyclesPerInstant = 1'000'000;
+constexpr int kMaxCyclesPerInstant = 100'000;
 
 bool namespace_matches(const std::optional<LabelSelectorSpec>& sel, const std::string& ns) {
   // Namespaces carry one label in capsim: kubernetes.io/metadata.name=<name>.
@@ -271,10 +271,23 @@ void KueueAdmission::note(Workload& w, std::string_view kind, const std::string&
 
 void KueueAdmission::run_cycles() {
   integrate_usage();
+  // Admission rounds at one instant must end: every round admits, evicts or sets a workload
+  // aside, and none of that can repeat forever without time passing.
+  if (host_->now() != instant_) {
+    instant_ = host_->now();
+    instant_rounds_ = 0;
+  }
+  CAPSIM_CHECK(++instant_rounds_ < kMaxCyclesPerInstant,
+               fmt::format("{} admission rounds ran at t={}s without time passing", instant_rounds_,
+                           to_seconds(instant_)));
   for (int i = 0; i < kMaxCyclesPerInstant; ++i) {
+    trace_ = i + 3 >= kMaxCyclesPerInstant ? &trace_text_ : nullptr;
     if (!cycle()) return;
   }
-  CAPSIM_CHECK(false, "Kueue admission made progress in a million cycles at one instant");
+  CAPSIM_CHECK(false,
+               "Kueue admission made progress in 100000 cycles at one instant; the "
+               "last cycles: " +
+                   trace_text_);
 }
 
 void KueueAdmission::nominate(Entry& e) {
@@ -431,6 +444,9 @@ bool KueueAdmission::cycle() {
   // 6. Requeue what was not admitted.
   for (Entry& e : entries) {
     Workload& w = st_.wl(e.wl);
+    if (trace_ != nullptr) {
+      *trace_ += fmt::format("[{} {}: {}] ", w.name, static_cast<int>(e.status), e.message);
+    }
     switch (e.status) {
       case EntryStatus::kAdmitted:
         break;
@@ -643,7 +659,13 @@ void KueueAdmission::finish_eviction(Workload& w) {
            fmt::format("requeued after a PodsReady timeout; backoff {}s", to_seconds(backoff)));
     }
   } else {
-    enqueue(w);
+    // Kueue requeues an evicted workload only after its controllers have seen the pods go
+    // (API round trips), so the preemptor, requeued at once, gets the freed quota first. capsim
+    // requeues it in the next event at the same instant; otherwise a victim whose pods never
+    // started would be readmitted and preempted again in one endless instant.
+    w.state = WorkloadState::kBackoff;
+    w.backoff_until = host_->now();
+    add_timer(w.backoff_until, w.id);
     note(w, "requeued", "requeued after its eviction; quota released");
   }
   requeue_inadmissible(w.cluster_queue);

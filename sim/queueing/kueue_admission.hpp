@@ -110,6 +110,10 @@ class KueueAdmission final : public AdmissionController {
   std::vector<double> lq_gpu_seconds_;
   std::vector<std::int64_t> lq_admissions_, lq_preempted_;
   std::int64_t pods_ready_timeouts_ = 0;
+  SimTime instant_ = -1;
+  std::int64_t instant_rounds_ = 0;
+  std::string* trace_ = nullptr;  // the last cycles of a runaway instant, for the error message
+  std::string trace_text_;
 };
 
 // The admission layer for `world`, or nullptr when it has no ClusterQueue.

@@ -5,10 +5,12 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
@@ -27,6 +29,36 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   register_kueue_manifest_kinds();
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
+  }
+  if (fs::path(path).extension() == ".json" || fs::path(path).extension() == ".csv") {
+    // A job-level trace: capsim's job CSV (a `job` column, no `pod`), a Helios log (`job_id`),
+    // or a Philly log (JSON).
+    std::string format;
+    if (fs::path(path).extension() == ".json") {
+      format = "philly";
+    } else {
+      std::ifstream in(path);
+      std::string line;
+      while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
+      }
+      const auto has = [&](const std::string& col) {
+        return ("," + line + ",").find("," + col + ",") != std::string::npos;
+      };
+      if (has("job_id")) format = "helios";
+      if (has("job") && !has("pod")) format = "capsim-jobs";
+    }
+    if (!format.empty()) {
+      World w;
+      WorldBuilder b(w, GpuCatalog::builtin());
+      const JobTraceRead read = read_job_trace(format, path);
+      const std::size_t pods = add_job_trace(read.rows, b, JobTraceOptions{});
+      b.finalize();
+      std::size_t skipped = 0;
+      for (const auto& [why, n] : read.skipped)
+        skipped += n;
+      return fmt::format("{} job trace, {} jobs ({} pods, {} gangs), {} left out", format,
+                         read.rows.size(), pods, w.gangs.size(), skipped);
+    }
   }
   if (fs::path(path).extension() == ".csv") {
     World w;

@@ -17,6 +17,7 @@ Commands:
   run SCENARIO.yaml      simulate a scenario and write a SQLite report
   validate FILE...       check scenarios, manifests and traces; errors with file:line
   catalog [MODEL]        list GPU models, MIG profiles and prices
+  import FORMAT INPUT    convert a public job log (helios, philly) to a capsim job trace
 
 Options:
   -h, --help             show this help
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return capsim::cli::cmd_run(rest);
   if (cmd == "validate") return capsim::cli::cmd_validate(rest);
   if (cmd == "catalog") return capsim::cli::cmd_catalog(rest);
+  if (cmd == "import") return capsim::cli::cmd_import(rest);
   std::cerr << fmt::format("capsim: unknown command '{}'\n\n{}", cmd, kUsage);
   return capsim::cli::kUsage;
 }
