@@ -512,3 +512,143 @@ TEST_CASE(
   CHECK(plain.metric("kueue.workloads") == -1e300);  // no Kueue metrics without Kueue
   CHECK(kueue.metric("kueue.workloads") == 0);
 }
+
+TEST_CASE("at most one borrowing admission per cohort per cycle lets non-borrowing work go first") {
+  // team-a: nominal 4; team-b: nominal 0 (borrows). Both at t=0: A1, A2 (2 GPUs each, team-a)
+  // and B1 (2 GPUs, team-b). Cycle 1 heads: A1 (within nominal) and B1 (borrowing).
+  struct Case {
+    const char* rule;
+    double want_a2, want_b1;
+  };
+  const Case cases[] = {
+      // With the rule B1 is skipped after A1's admission; cycle 2 admits A2 (team-a's own
+      // quota) and B1 finds nothing left until A1 ends at 1h.
+      {"true", 0, 3600},
+      // Without it B1 borrows team-a's other 2 GPUs in cycle 1 and A2 waits for 1h.
+      {"false", 3600, 0},
+  };
+  for (const Case& c : cases) {
+    const std::string label = c.rule;
+    CAPTURE(label);
+    KueueRig r;
+    r.kueue(std::string(kFlavor) + cq("team-a", 4) + cq("team-b", 0),
+            fmt::format("oneBorrowingAdmissionPerCohortPerCycle: {}", c.rule));
+    r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+    r.tw.pod("A1").gpus(2).queue("team-a").duration(kHour).add();
+    r.tw.pod("A2").gpus(2).queue("team-a").duration(kHour).add();
+    r.tw.pod("B1").gpus(2).queue("team-b").duration(kHour).add();
+    r.run();
+    CHECK(r.start_s("A1") == 0);
+    CHECK(r.start_s("A2") == c.want_a2);
+    CHECK(r.start_s("B1") == c.want_b1);
+  }
+}
+
+TEST_CASE(
+    "withinClusterQueue preempts lower-priority work of the same queue by workload priority") {
+  // One ClusterQueue of 8 GPUs. t=0: two 4-GPU low jobs (WorkloadPriorityClass low = 10) for 10h.
+  // t=1h: an 8-GPU high job (high = 1000). LowerPriority: both low jobs are the minimal set;
+  // after their 30s grace the high job starts at 3630. Never: it waits until 10h.
+  struct Case {
+    const char* policy;
+    double want_high;
+    int want_preempted;
+  };
+  const Case cases[] = {{"LowerPriority", 3630, 2}, {"Never", 36000, 0}};
+  for (const Case& c : cases) {
+    const std::string label = c.policy;
+    CAPTURE(label);
+    KueueRig r;
+    r.kueue(std::string(kFlavor) +
+            cq("q", 8, "", fmt::format("preemption: {{withinClusterQueue: {}}}", c.policy), "") +
+            R"(---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+)");
+    r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+    for (int i = 0; i < 2; ++i) {
+      r.tw.pod(fmt::format("low-{}", i))
+          .gpus(4)
+          .queue("q")
+          .label("kueue.x-k8s.io/priority-class", "low")
+          .duration(10 * kHour)
+          .add();
+    }
+    r.tw.pod("high")
+        .gpus(8)
+        .queue("q")
+        .label("kueue.x-k8s.io/priority-class", "high")
+        .arrival(kHour)
+        .duration(kHour)
+        .add();
+    r.run();
+    CHECK(r.start_s("high") == c.want_high);
+    CHECK(r.metric("clusterqueue.q.preemptions") == c.want_preempted);
+    if (c.want_preempted > 0) {
+      CHECK(r.events("workload-preempted")[0].find("prioritization in the ClusterQueue") !=
+            std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("borrowWithinCohort lets a borrowing workload preempt lower-priority borrowers") {
+  // team-a: nominal 4, wants 8 (borrowing 4) at high priority (1000) at t=1h.
+  // team-b: nominal 4, runs four 4-GPU low-priority (10) jobs from t=0 for 10h: it borrows the
+  // 12 GPUs of team-a and team-c (idle, nominal 8). The cohort has 16 GPUs, all in use.
+  // Without borrowWithinCohort team-a cannot preempt while it would borrow: it waits for 10h.
+  // With policy LowerPriority, the minimal set is two of team-b's jobs (the most recently
+  // admitted; packed on one node): team-a starts at 3630, after their 30s grace.
+  struct Case {
+    const char* name;
+    const char* preemption;
+    double want_a;
+  };
+  const Case cases[] = {
+      {"reclaim only", "preemption: {reclaimWithinCohort: Any}", 36000},
+      {"borrowWithinCohort",
+       "preemption: {reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}}", 3630},
+  };
+  for (const Case& c : cases) {
+    const std::string label = c.name;
+    CAPTURE(label);
+    KueueRig r;
+    r.kueue(std::string(kFlavor) + cq("team-a", 4, "", c.preemption) + cq("team-b", 4) +
+            cq("team-c", 8) + R"(---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+)");
+    r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+    r.tw.node("n2").cpu("64").memory("512Gi").gpus(8).add();
+    for (int i = 0; i < 4; ++i) {
+      r.tw.pod(fmt::format("b-{}", i))
+          .gpus(4)
+          .queue("team-b")
+          .label("kueue.x-k8s.io/priority-class", "low")
+          .duration(10 * kHour)
+          .add();
+    }
+    r.tw.pod("a")
+        .gpus(8)
+        .queue("team-a")
+        .label("kueue.x-k8s.io/priority-class", "high")
+        .arrival(kHour)
+        .duration(kHour)
+        .add();
+    r.run(kEndOfTime, kMinute, "gpu-binpack");
+    CHECK(r.start_s("a") == c.want_a);
+  }
+}

@@ -112,3 +112,36 @@ TEST_CASE("usage above nominal plus borrowing limit is an invariant violation") 
   x.t.add_usage(x.a, x.gpu, 13);  // 10 + 2 allowed
   CHECK_THROWS_AS(x.t.check_invariants(), InvariantError);
 }
+
+TEST_CASE("a cohort's lending limit keeps quota inside its subtree of a hierarchy") {
+  // org (root) <- x (a Cohort with lendingLimit 2) <- a (nominal 6); org <- b (nominal 4).
+  // x keeps 6 - 2 = 4 for its subtree; org's pool = 2 (lent by x) + 4 (b) = 6.
+  QuotaTree t;
+  const FrIndex gpu = t.intern({0, kNvidiaGpu});
+  const QuotaNodeId a = t.add_node("a", false);
+  const QuotaNodeId b = t.add_node("b", false);
+  const QuotaNodeId x = t.add_node("x", true);
+  const QuotaNodeId org = t.add_node("org", true);
+  t.set_parent(a, x);
+  t.set_parent(x, org);
+  t.set_parent(b, org);
+  t.set_quota(a, gpu, 6, kNoLimit, kNoLimit);
+  t.set_quota(x, gpu, 0, kNoLimit, 2);
+  t.set_quota(b, gpu, 4, kNoLimit, kNoLimit);
+  t.finalize();
+  CHECK(t.subtree_quota(x, gpu) == 6);
+  CHECK(t.local_quota(x, gpu) == 4);
+  CHECK(t.subtree_quota(org, gpu) == 6);
+  // a: x's local 4 + org's pool 6 = 10 (its own 6 and b's 4); b: its 4 + the 2 x lends = 6.
+  CHECK(t.potential_available(a, gpu) == 10);
+  CHECK(t.potential_available(b, gpu) == 6);
+  // b takes all 6 it can: a still has the 4 x keeps back.
+  t.add_usage(b, gpu, 6);
+  CHECK(t.available(a, gpu) == 4);
+  CHECK(t.usage(org, gpu) == 6);
+  t.check_invariants();
+  // Borrowing from the far side of the tree is height 2 (x, then org).
+  t.remove_usage(b, gpu, 6);
+  CHECK(t.lowest_subtree_that_fits(a, gpu, 8).first == 2);
+  CHECK(t.lowest_subtree_that_fits(a, gpu, 6).first == 0);
+}
