@@ -36,8 +36,8 @@ done
 # The synthetic teams change with the seed (the research trace does not): research's mean pod
 # wait over seeds 1-8, per run.
 echo
-echo "| run | research mean wait, seeds 1-8: min | mean | max (s) | Kueue preemptions, mean |"
-echo "|---|---:|---:|---:|---:|"
+echo "| run | research mean wait over seeds 1-8: min | mean | max (s) | product p95, mean (s) | evals p95, mean (s) | Kueue preemptions, mean |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for run in no-borrowing borrowing fair-sharing; do
   case $run in
     no-borrowing) extra="--set manifests=[queues-no-borrowing.yaml]" ;;
@@ -51,9 +51,15 @@ for run in no-borrowing borrowing fair-sharing; do
       --seed "$seed" $extra > /dev/null
   done
   sqlite3 "$out/seeds-$run.db" "
-    SELECT '| $run | ' || printf('%.0f', min(w)) || ' | ' || printf('%.0f', avg(w)) || ' | ' ||
-           printf('%.0f', max(w)) || ' | ' || printf('%.1f', avg(p)) || ' |'
-    FROM (SELECT s.value AS w, (SELECT value FROM summary t WHERE t.run_id = s.run_id AND
-            t.metric = 'kueue.preemptions') AS p
-          FROM summary s WHERE s.metric = 'queue.research.wait_seconds_mean')"
+    WITH m(name, metric) AS (VALUES ('w', 'queue.research.wait_seconds_mean'),
+                                    ('p', 'queue.product.wait_seconds_p95'),
+                                    ('e', 'queue.evals.wait_seconds_p95'),
+                                    ('k', 'kueue.preemptions')),
+         v AS (SELECT m.name, s.value FROM summary s JOIN m ON s.metric = m.metric)
+    SELECT '| $run | ' ||
+      (SELECT printf('%.0f | %.0f | %.0f', min(value), avg(value), max(value)) FROM v
+       WHERE name = 'w') || ' | ' ||
+      (SELECT printf('%.0f', avg(value)) FROM v WHERE name = 'p') || ' | ' ||
+      (SELECT printf('%.0f', avg(value)) FROM v WHERE name = 'e') || ' | ' ||
+      (SELECT printf('%.1f', avg(value)) FROM v WHERE name = 'k') || ' |'"
 done
