@@ -261,7 +261,18 @@ void KueueAdmission::restore(PodId pod) {
 }
 
 void KueueAdmission::note(Workload& w, std::string_view kind, const std::string& detail) {
-  const std::uint64_t h = fnv1a64(std::string(kind) + "\n" + detail);
+  if (detail == w.last_detail && kind == w.last_kind) return;
+  w.last_detail = detail;
+  w.last_kind = kind;
+  // A reason is recorded when it changes, not when only its numbers do ("4 more needed" and "2
+  // more needed" are one reason): a backlog re-examined at every release would otherwise flood
+  // the event log.
+  std::string key(kind);
+  key += '\n';
+  for (char c : detail) {
+    if (c < '0' || c > '9') key += c;
+  }
+  const std::uint64_t h = fnv1a64(key);
   if (h == w.last_reason) return;
   w.last_reason = h;
   host_->record(kind, w.pods.front(), fmt::format("workload {}: {}", w.name, detail));
@@ -311,10 +322,59 @@ void KueueAdmission::nominate(Entry& e) {
                     w.namespace_, cq.name);
     return;
   }
+  // Workloads of the same shape get the same answer while nothing admitted changes (a backlog
+  // re-examined after every release is mostly a few shapes).
+  if (nominations_generation_ != generation_) {
+    nominations_.clear();
+    nominations_generation_ = generation_;
+  }
+  if (w.shape_key.empty()) w.shape_key = nomination_key(w, e.cq);
+  std::string key = w.shape_key;
+  if (st_.cq(e.cq).spec->within_cluster_queue == PreemptPolicy::kLowerOrNewerEqualPriority) {
+    key += fmt::format("|t{}", w.order_time);  // candidates depend on the queue time
+  }
+  if (auto it = nominations_.find(key); it != nominations_.end()) {
+    e.assignment = it->second.first;
+    e.targets = it->second.second;
+    return;
+  }
   e.assignment = assign_flavors(st_, preemptor_, w, e.cq);
   if (e.assignment.mode == FitMode::kPreempt) {
     e.targets = preemptor_.targets(w, e.cq, e.assignment.usage, e.assignment.preempt_frs);
   }
+  nominations_.emplace(std::move(key), std::make_pair(e.assignment, e.targets));
+}
+
+std::string KueueAdmission::nomination_key(const Workload& w, std::int32_t cq) const {
+  // Everything flavor assignment and the preemptor read about the workload, but its queue time
+  // (added by the caller when it matters): its queue, priority, pod count and requests, and its
+  // pods' placement constraints (as they are while it waits, without any flavor's labels).
+  const PodSpec& p = world_->pods[w.pods.front()];
+  std::string k = fmt::format("{}|{}|{}|", cq, w.priority, w.count);
+  for (const auto& [r, v] : w.requests.items)
+    k += fmt::format("{}:{},", r, v);
+  k += '|';
+  for (const auto& [a, b] : p.node_selector.items())
+    k += fmt::format("{}={},", a, b);
+  k += '|';
+  for (const Toleration& t : p.tolerations) {
+    k += fmt::format("{}/{}/{}/{},", t.key, static_cast<int>(t.op), t.value,
+                     t.effect ? static_cast<int>(*t.effect) : -1);
+  }
+  k += '|';
+  if (p.affinity.required) {
+    for (const NodeSelectorTerm& term : *p.affinity.required) {
+      for (const NodeSelectorRequirement& r : term.match_expressions) {
+        k += fmt::format("{}/{}/{}/{};", r.key, static_cast<int>(r.op), fmt::join(r.values, "."),
+                         r.number);
+      }
+      k += 'T';
+    }
+  }
+  k += '|';
+  for (GpuModelId m : p.gpu_models)
+    k += fmt::format("{},", m);
+  return k;
 }
 
 std::vector<std::size_t> KueueAdmission::classical_order(const std::vector<Entry>& entries) const {
@@ -544,6 +604,7 @@ void KueueAdmission::process(Entry& e, std::set<QuotaNodeId>& roots_admitted,
       if (v.state != WorkloadState::kAdmitted) continue;  // already being evicted
       ++fresh;
       ++run.preempting;
+      if (v.started_since_admission == 0) ++preempted_before_start_;
       ++st_.cq(v.cluster_queue).preempted;
       ++lq_preempted_[static_cast<std::size_t>(v.local_queue)];
       ++v.preempted;
@@ -551,6 +612,7 @@ void KueueAdmission::process(Entry& e, std::set<QuotaNodeId>& roots_admitted,
           fmt::format("preempted to accommodate workload {} (ClusterQueue {}) due to {}", w.name,
                       run.spec->name, Preemptor::describe(t.reason));
       v.last_reason = 0;
+      v.last_detail.clear();
       note(v, "workload-preempted", why);
       evict(v, why, false);
     }
@@ -583,6 +645,7 @@ void KueueAdmission::admit(Entry& e) {
   ++w.admissions;
   tree.add_usage(run.node, w.usage);
   run.holders.insert(w.id);
+  ++generation_;
   for (const auto& [fr, v] : w.usage) {
     // usage <= nominal + borrowingLimit, and within what the cohort can lend.
     CAPSIM_CHECK(tree.usage(run.node, fr) <= tree.potential_available(run.node, fr),
@@ -598,12 +661,14 @@ void KueueAdmission::admit(Entry& e) {
     flavors.push_back(st_.flavor(w.flavors[g]).name);
   }
   w.last_reason = 0;
+  w.last_detail.clear();
   note(w, "admitted",
        fmt::format("quota reserved in ClusterQueue {} (flavor {}{}), wait time since queued was "
                    "{}s",
                    run.spec->name, fmt::join(flavors, ", "), w.borrowing ? ", borrowing" : "",
                    to_seconds(w.admitted_at - w.order_time)));
   w.last_reason = 0;
+  w.last_detail.clear();
   if (world_->queues.settings.wait_for_pods_ready) {
     add_timer(w.admitted_at + world_->queues.settings.pods_ready_timeout, w.id);
   }
@@ -615,6 +680,7 @@ void KueueAdmission::admit(Entry& e) {
 }
 
 void KueueAdmission::evict(Workload& w, const std::string& why, bool pods_ready_timeout) {
+  ++generation_;
   w.state = WorkloadState::kEvicting;
   w.evicted_by_timeout = pods_ready_timeout;
   for (PodId p : w.pods) {
@@ -629,6 +695,7 @@ void KueueAdmission::finish_eviction(Workload& w) {
   ClusterQueueRun& run = st_.cq(w.cluster_queue);
   st_.tree().remove_usage(run.node, w.usage);
   run.holders.erase(w.id);
+  ++generation_;
   w.usage.clear();
   for (PodId p : w.pods)
     restore(p);
@@ -663,6 +730,8 @@ void KueueAdmission::finish_eviction(Workload& w) {
     // (API round trips), so the preemptor, requeued at once, gets the freed quota first. capsim
     // requeues it in the next event at the same instant; otherwise a victim whose pods never
     // started would be readmitted and preempted again in one endless instant.
+    // The admission round is requested before the timer, so it runs first.
+    host_->request_admission();
     w.state = WorkloadState::kBackoff;
     w.backoff_until = host_->now();
     add_timer(w.backoff_until, w.id);
@@ -677,6 +746,7 @@ void KueueAdmission::finish(Workload& w) {
   ClusterQueueRun& run = st_.cq(w.cluster_queue);
   st_.tree().remove_usage(run.node, w.usage);
   run.holders.erase(w.id);
+  ++generation_;
   w.usage.clear();
   w.state = WorkloadState::kFinished;
   requeue_inadmissible(w.cluster_queue);
@@ -719,6 +789,7 @@ void KueueAdmission::on_timer() {
           fmt::format("PodsReady timeout: {} of {} pod(s) running {}s after admission", running,
                       w.count, to_seconds(set.pods_ready_timeout));
       w.last_reason = 0;
+      w.last_detail.clear();
       note(w, "pods-ready-timeout", why);
       evict(w, why, true);
     } else if (w.state == WorkloadState::kBackoff && now >= w.backoff_until) {
@@ -875,6 +946,7 @@ void KueueAdmission::add_summary(Summary& s, SimTime end) const {
   put("kueue.workloads", static_cast<double>(st_.workloads().size()));
   put("kueue.admissions", static_cast<double>(admissions));
   put("kueue.preemptions", static_cast<double>(preemptions));
+  put("kueue.preemptions_before_start", static_cast<double>(preempted_before_start_));
   put("kueue.pods_ready_timeouts", static_cast<double>(pods_ready_timeouts_));
   put("kueue.workloads_pending_at_end", static_cast<double>(pending));
   put("kueue.admission_cycles", static_cast<double>(cycles_));

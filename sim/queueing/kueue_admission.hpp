@@ -18,6 +18,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/queueing/admission.hpp"
@@ -69,6 +70,7 @@ class KueueAdmission final : public AdmissionController {
   // Returns whether the cycle made progress (admitted, evicted, or set a head aside).
   bool cycle();
   void nominate(Entry& e);
+  std::string nomination_key(const Workload& w, std::int32_t cq) const;
   std::vector<std::size_t> classical_order(const std::vector<Entry>& entries) const;
   std::size_t fair_pick(const std::vector<Entry>& entries, const std::vector<bool>& done) const;
   void process(Entry& e, std::set<QuotaNodeId>& roots_admitted, std::set<WorkloadId>& preempted,
@@ -110,6 +112,13 @@ class KueueAdmission final : public AdmissionController {
   std::vector<double> lq_gpu_seconds_;
   std::vector<std::int64_t> lq_admissions_, lq_preempted_;
   std::int64_t pods_ready_timeouts_ = 0;
+  std::int64_t preempted_before_start_ = 0;  // victims none of whose pods had started
+  // Bumped whenever quota usage or the set of admitted workloads changes; nominations cached
+  // for one generation.
+  std::uint64_t generation_ = 0;
+  std::uint64_t nominations_generation_ = 0;
+  std::unordered_map<std::string, std::pair<FlavorAssignment, std::vector<PreemptionTarget>>>
+      nominations_;
   SimTime instant_ = -1;
   std::int64_t instant_rounds_ = 0;
   std::string* trace_ = nullptr;  // the last cycles of a runaway instant, for the error message

@@ -54,7 +54,10 @@ struct Workload {
   std::int32_t pods_ready_evictions = 0;
   bool evicted_by_timeout = false;  // the current eviction is a PodsReady timeout
   SimTime backoff_until = 0;
-  std::uint64_t last_reason = 0;  // hash of the last recorded waiting reason
+  std::uint64_t last_reason = 0;  // hash of the last recorded waiting reason (numbers left out)
+  std::string last_detail;        // the last note, verbatim
+  std::string_view last_kind;
+  std::string shape_key;  // what its nomination depends on (kueue_admission.cpp)
   std::int32_t admissions = 0;
   std::int32_t preempted = 0;
 };

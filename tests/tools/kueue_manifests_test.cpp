@@ -294,4 +294,20 @@ oneBorrowingAdmissionPerCohortPerCycle: false
         std::string::npos);
 }
 
+TEST_CASE("the kueue: section can point at a Kueue Configuration file") {
+  Fixture f;
+  const YamlNode section = YamlNode::load_string("config: kueue-config.yaml\n", "s.yaml");
+  load_kueue_section(
+      section, f.b,
+      [](const YamlNode& n) {
+        return std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/" + n.str();
+      },
+      &f.warnings);
+  const KueueSettings& s = f.world.queues.settings;
+  CHECK(s.wait_for_pods_ready);
+  CHECK(s.pods_ready_timeout == 7 * kMinute);
+  CHECK(s.backoff_base == 30 * kSecond);
+  CHECK(s.fair_sharing);
+}
+
 }  // namespace capsim
