@@ -241,6 +241,15 @@ void QuotaTree::check_invariants() const {
                    fmt::format("{} uses {} of flavor/resource #{}, more than the {} it could get "
                                "with the lending limits of the others",
                                nd.name, u, fr, potential_available(n, fr)));
+      // Lending limit: what a node keeps for itself (nominal - lendingLimit) is never lent, so
+      // whatever the rest of the tree uses, the node can still reach its unused local quota.
+      if (has_parent(n) && at(nd.lending_limit, fr) != kNoLimit) {
+        CAPSIM_CHECK(available(n, fr) >= local_available(n, fr),
+                     fmt::format("{} lent more than its lendingLimit {} of flavor/resource #{}: "
+                                 "{} of its {} unlendable are not available to it",
+                                 nd.name, at(nd.lending_limit, fr), fr,
+                                 local_available(n, fr) - available(n, fr), local_quota(n, fr)));
+      }
       if (nd.cohort) {
         // A cohort's usage is its children's usage above their local (unlendable) quota.
         std::int64_t sum = 0;

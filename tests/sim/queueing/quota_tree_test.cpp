@@ -145,3 +145,13 @@ TEST_CASE("a cohort's lending limit keeps quota inside its subtree of a hierarch
   CHECK(t.lowest_subtree_that_fits(a, gpu, 8).first == 2);
   CHECK(t.lowest_subtree_that_fits(a, gpu, 6).first == 0);
 }
+
+TEST_CASE("a pool overdrawn past a lending limit is an invariant violation") {
+  // b lends at most 2 of its 6: the pool is 10 + 2 = 12. Usage of 13 by a would eat into the
+  // 4 b keeps for itself.
+  Tree x(kNoLimit, kNoLimit, 2);
+  x.t.add_usage(x.a, x.gpu, 12);
+  x.t.check_invariants();  // exactly the pool: fine
+  x.t.add_usage(x.a, x.gpu, 1);
+  CHECK_THROWS_AS(x.t.check_invariants(), InvariantError);
+}
