@@ -71,24 +71,40 @@ void Simulation::place_gang(PodId leader) {
   // 1. Place the members in order, each against the cluster with the earlier ones bound.
   integrate();
   std::vector<std::pair<PodId, fw::Placement>> placed;
+  std::vector<PodId> unplaced;
+  fw::ScheduleResult first_failure;
+  PodId failed_pod = kNoPod;
+  std::size_t placed_before_failure = 0;
   for (PodId m : members) {
     if (m != leader) ++cluster_.pod(m).attempts;
     fw::ScheduleResult r = scheduler_.schedule_one(m);
     if (r.outcome != fw::ScheduleResult::Outcome::kScheduled) {
-      // 2. One member does not fit: release what the others reserved, all in reverse order.
-      for (auto it = placed.rbegin(); it != placed.rend(); ++it)
-        cluster_.unbind(it->first);
-      fail(fmt::format("gang {} ({} pods, all or nothing): pod {} cannot be placed once {} of "
-                       "its members are: {}",
-                       gs.name, members.size(), cluster_.spec(m).name, placed.size(), r.message),
-           r.rejector_plugins, r.unresolvable_everywhere && r.victims.empty());
-      return;
+      if (failed_pod == kNoPod) {
+        failed_pod = m;
+        placed_before_failure = placed.size();
+        first_failure = std::move(r);
+      }
+      unplaced.push_back(m);
+      continue;
     }
     cluster_.bind(m, r.placement.node, r.placement.gpus);
     placed.emplace_back(m, std::move(r.placement));
   }
+  if (static_cast<std::int32_t>(placed.size()) < gs.min_member) {
+    // 2. Too few fit: release what the others reserved, in reverse order.
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it)
+      cluster_.unbind(it->first);
+    fail(fmt::format("gang {} ({} pods, all or nothing): pod {} cannot be placed once {} of its "
+                     "members are: {}",
+                     gs.name, members.size(), cluster_.spec(failed_pod).name, placed_before_failure,
+                     first_failure.message),
+         first_failure.rejector_plugins,
+         first_failure.unresolvable_everywhere && first_failure.victims.empty());
+    return;
+  }
 
-  // 3. All fit: start them together, at the pace of the slowest member.
+  // 3. Enough fit (all, or at least the gang's minimum): start them together, at the pace of
+  //    the slowest; members that did not fit follow one by one.
   double rate = 0;
   for (const auto& [m, p] : placed) {
     const double r = pod_rate(m, p.node);
@@ -96,16 +112,24 @@ void Simulation::place_gang(PodId leader) {
   }
   for (auto it = placed.rbegin(); it != placed.rend(); ++it)
     cluster_.unbind(it->first);
-  queue_.done(leader);
-  scheduler_.clear_nomination(leader);
   parked_ -= g.parked.size();
   g.parked.clear();
   g.leader = kNoPod;
   g.finished = 0;
+  const bool leader_placed = std::find(unplaced.begin(), unplaced.end(), leader) == unplaced.end();
+  if (leader_placed) {
+    queue_.done(leader);
+    scheduler_.clear_nomination(leader);
+  } else {
+    queue_.add_unschedulable(leader, first_failure.rejector_plugins, now);
+  }
   for (const auto& [m, p] : placed)
     bind_pod(m, p, rate);
   CAPSIM_CHECK(g.running >= gs.min_member, fmt::format("gang {} started {} of its {} members",
                                                        gs.name, g.running, gs.min_member));
+  for (PodId m : unplaced) {
+    if (m != leader) enqueue_for_scheduling(m);  // the gang runs: a plain pod now
+  }
 }
 
 void Simulation::withdraw(PodId pod, const std::string& why) {

@@ -271,7 +271,9 @@ TEST_CASE("a gang is placed all or nothing and releases what it reserved") {
   struct Case {
     const char* name;
     int n, g;
-    double want_start;  // -1: never (within the 3h horizon)
+    double want_start;      // of every member; -1: never (within the 3h horizon)
+    int min_member = 0;     // 0: all n
+    double want_last = -2;  // start of the last member, when it differs
   };
   const Case cases[] = {
       {"2 x 4 fit in 12 free GPUs", 2, 4, 10},
@@ -279,6 +281,11 @@ TEST_CASE("a gang is placed all or nothing and releases what it reserved") {
       {"2 x 8 need two empty nodes: wait for the blocker (1h)", 2, 8, 3600},
       {"4 x 4 = 16 > 12: wait for the blocker", 4, 4, 3600},
       {"3 x 6: one per node at most, never more than 2", 3, 6, -1},
+      // minMember 2 of 4 x 4: 12 free GPUs take three members at 10s; the fourth follows alone
+      // when the blocker leaves at 1h.
+      {"4 x 4 with minMember 2", 4, 4, 10, 2, 3600},
+      // minMember 3 of 3 x 6: never 3 at once.
+      {"3 x 6 with minMember 3", 3, 6, -1, 3},
   };
   for (const Case& c : cases) {
     const std::string label = c.name;
@@ -287,7 +294,7 @@ TEST_CASE("a gang is placed all or nothing and releases what it reserved") {
     r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
     r.tw.node("n2").cpu("64").memory("512Gi").gpus(8).add();
     r.tw.pod("blocker").gpus(4).duration(kHour).add();
-    const GangId g = r.tw.gang("train", c.n);
+    const GangId g = r.tw.gang("train", c.min_member > 0 ? c.min_member : c.n);
     for (int i = 0; i < c.n; ++i) {
       r.tw.pod(fmt::format("train-{}", i))
           .gpus(c.g)
@@ -297,11 +304,14 @@ TEST_CASE("a gang is placed all or nothing and releases what it reserved") {
           .add();
     }
     r.run(3 * kHour, kMinute);
-    for (int i = 0; i < c.n; ++i)
-      CHECK(r.start_s(fmt::format("train-{}", i)) == c.want_start);
+    for (int i = 0; i < c.n; ++i) {
+      const bool last = i == c.n - 1 && c.want_last != -2;
+      CHECK(r.start_s(fmt::format("train-{}", i)) == (last ? c.want_last : c.want_start));
+    }
     // While the gang waits, only the blocker's 4 GPUs are allocated: nothing stays reserved.
     for (const SampleRecord& s : r.rec.samples) {
-      if (c.want_start != 10 && to_seconds(s.time) > 10 && to_seconds(s.time) < 3600) {
+      if (c.want_start != 10 && c.want_last == -2 && to_seconds(s.time) > 10 &&
+          to_seconds(s.time) < 3600) {
         CHECK(s.gpus_allocated == 4);
       }
     }
