@@ -129,9 +129,17 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   for (const YamlNode& p : s.profiles) {
     (void)build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
   }
-  return fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)", s.name,
+  std::string kueue;
+  if (s.world->queues.active()) {
+    kueue = fmt::format(
+        "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} "
+        "gang(s)",
+        s.world->queues.cluster_queues.size(), s.world->queues.local_queues.size(),
+        s.world->queues.flavors.size(), s.world->gangs.size());
+  }
+  return fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s){}", s.name,
                      s.world->nodes.size(), s.world->pods.size(), s.world->jobs.size(),
-                     profile_names(s).size());
+                     profile_names(s).size(), kueue);
 }
 
 }  // namespace
