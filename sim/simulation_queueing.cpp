@@ -87,7 +87,7 @@ void Simulation::place_gang(PodId leader) {
       unplaced.push_back(m);
       continue;
     }
-    cluster_.bind(m, r.placement.node, r.placement.gpus);
+    cluster_.bind(m, r.placement.node, r.placement.units, r.placement.share_gpu);
     placed.emplace_back(m, std::move(r.placement));
   }
   if (static_cast<std::int32_t>(placed.size()) < gs.min_member) {
@@ -103,13 +103,8 @@ void Simulation::place_gang(PodId leader) {
     return;
   }
 
-  // 3. Enough fit (all, or at least the gang's minimum): start them together, at the pace of
-  //    the slowest; members that did not fit follow one by one.
-  double rate = 0;
-  for (const auto& [m, p] : placed) {
-    const double r = pod_rate(m, p.node);
-    rate = rate == 0 ? r : std::min(rate, r);
-  }
+  // 3. Enough fit (all, or at least the gang's minimum): start them together (they move at
+  //    the pace of the slowest, see pod_rate); members that did not fit follow one by one.
   for (auto it = placed.rbegin(); it != placed.rend(); ++it)
     cluster_.unbind(it->first);
   parked_ -= g.parked.size();
@@ -124,7 +119,7 @@ void Simulation::place_gang(PodId leader) {
     queue_.add_unschedulable(leader, first_failure.rejector_plugins, now);
   }
   for (const auto& [m, p] : placed)
-    bind_pod(m, p, rate);
+    bind_pod(m, p);
   CAPSIM_CHECK(g.running >= gs.min_member, fmt::format("gang {} started {} of its {} members",
                                                        gs.name, g.running, gs.min_member));
   for (PodId m : unplaced) {
@@ -184,7 +179,10 @@ void Simulation::check_queueing_invariants() const {
     const GangSpec& gs = world_->gangs[gi];
     std::int32_t running = 0;
     for (PodId m : g.members)
-      running += cluster_.pod(m).phase == PodPhase::kRunning ? 1 : 0;
+      running += cluster_.pod(m).phase == PodPhase::kRunning ||
+                         cluster_.pod(m).phase == PodPhase::kCrashBackoff
+                     ? 1
+                     : 0;
     CAPSIM_CHECK(running == g.running, fmt::format("gang {} counts {} running members, but {} run",
                                                    gs.name, g.running, running));
     CAPSIM_CHECK(running == 0 || running + g.finished >= gs.min_member,

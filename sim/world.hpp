@@ -17,6 +17,19 @@
 
 namespace capsim {
 
+// A MIG profile as the core needs it (geometry and naming rules live in models/).
+struct MigProfileInfo {
+  std::string name;           // "1g.10gb", "1g.10gb+me"
+  std::string resource_name;  // mixed-strategy resource: "nvidia.com/mig-1g.10gb.me"
+  std::int32_t compute_slices = 0;
+  std::int32_t memory_slices = 0;
+  std::int64_t memory_bytes = 0;
+  std::int32_t sms = 0;
+  std::vector<std::int32_t> start_slots;
+  std::int32_t max_instances = 0;
+  bool media_extensions = false;  // "+me"
+};
+
 // The slice of a catalog GPU model the core needs (the full catalog lives in models/).
 struct GpuModelInfo {
   std::string name;
@@ -26,6 +39,10 @@ struct GpuModelInfo {
   double idle_w = 0;
   double price_per_hour = 0;  // USD per GPU-hour
   double relative_speed = 1.0;
+  std::string product_label;  // nvidia.com/gpu.product value (GPU Feature Discovery)
+  std::int32_t mig_memory_slots = 0;
+  std::int32_t mig_compute_slots = 0;
+  std::vector<MigProfileInfo> mig_profiles;
 };
 
 struct PriorityClassInfo {

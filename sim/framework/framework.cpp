@@ -30,7 +30,6 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
     filter_.emplace_back(i, as<FilterPlugin>(*cfg_.plugins[i], "Filter"));
     const QuickChecks q = filter_.back().second->quick_checks();
     quick_.resources = quick_.resources || q.resources;
-    quick_.whole_gpus = quick_.whole_gpus || q.whole_gpus;
   }
   if (!cfg_.use_quick_checks) quick_ = QuickChecks{};
   for (std::size_t i : cfg_.post_filter)

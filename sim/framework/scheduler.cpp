@@ -150,17 +150,13 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     const std::int64_t want_cpu = spec.requests.get(kCpu);
     const std::int64_t want_mem = spec.requests.get(kMemory);
     const std::int64_t want_gpu = spec.requests.get(kNvidiaGpu);
-    const bool whole_gpu_pod = spec.gpu_count > 0 && spec.gpu_milli == 0;
     const auto& quick = cluster_->quick();
     auto quick_reject = [&](NodeId id) {
       if (!nominated_by_node_.empty() && nominated_by_node_.count(id)) return false;
       const QuickNode& q = quick[id];
-      if (qc.resources &&
-          ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
-           (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1)) {
-        return true;
-      }
-      return qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count;
+      return qc.resources &&
+             ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
+              (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1);
     };
     bool skipped_any = false;
     std::int32_t processed = 0;
@@ -253,7 +249,8 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
 
   // 6. Reserve (devices) and Bind.
   result.placement.node = chosen;
-  result.placement.gpus.clear();
+  result.placement.units.clear();
+  result.placement.share_gpu = -1;
   Status rs = fw_->run_reserve(state_, spec, nodes[chosen], result.placement);
   if (!rs.is_success()) {
     diagnosis_.node_statuses.clear();

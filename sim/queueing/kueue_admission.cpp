@@ -217,7 +217,7 @@ void KueueAdmission::on_pod_stopped(PodId pod) {
 
 double KueueAdmission::gpus_of(PodId pod) const {
   const PodSpec& spec = world_->pods[pod];
-  return pod_gpu_devices(spec) * (pod_milli_per_gpu(spec) / 1000.0);
+  return spec.gpu_count > 0 ? spec.gpu_count : spec.gpu_milli / 1000.0;
 }
 
 bool KueueAdmission::holds_node(const Workload& w) const {
@@ -973,7 +973,7 @@ void KueueAdmission::add_summary(Summary& s, SimTime end) const {
     put(p + "admissions", static_cast<double>(lq_admissions_[i]));
     put(p + "preemptions", static_cast<double>(lq_preempted_[i]));
     put(p + "wait_seconds_p99", percentile(lq_pod_waits[i], 99));
-    put(p + "gpu_hours", lq_gpu_s[i] / 3600.0);
+    // queue.<lq>.gpu_hours itself comes from the cost ledger (charged GPU time).
     put(p + "gpu_hour_share", total_gpu_s > 0 ? lq_gpu_s[i] / total_gpu_s : 0);
   }
 }

@@ -21,6 +21,7 @@ constexpr const char* kArrival = "capsim.io/arrival";
 constexpr const char* kDuration = "capsim.io/duration";
 constexpr const char* kLongRunning = "capsim.io/long-running";
 constexpr const char* kGpuUtil = "capsim.io/gpu-util";
+constexpr const char* kGpuSmFraction = "capsim.io/gpu-sm-fraction";
 constexpr const char* kGpuMemory = "capsim.io/gpu-memory";
 constexpr const char* kGpuMilli = "capsim.io/gpu-milli";
 constexpr const char* kFails = "capsim.io/fails";
@@ -29,8 +30,10 @@ constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
 constexpr const char* kGang = "capsim.io/gang";
 
 const std::vector<std::string>& pod_annotations() {
-  static const std::vector<std::string> k = {
-      kArrival, kDuration, kLongRunning, kGpuUtil, kGpuMemory, kGpuMilli, kFails, kQueue, kGang};
+  static const std::vector<std::string> k = {kArrival,  kDuration,      kLongRunning,
+                                             kGpuUtil,  kGpuSmFraction, kGpuMemory,
+                                             kGpuMilli, kFails,         kQueue,
+                                             kGang};
   return k;
 }
 
@@ -360,6 +363,9 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     restart->fail(fmt::format("unknown restartPolicy '{}'{}; use Always, OnFailure or Never", rp,
                               did_you_mean(rp, {"Always", "OnFailure", "Never"})));
   }
+  // The kubelet restarts a bare pod's containers without limit; a Job's backoffLimit bounds its
+  // pods (set by the Job loader).
+  if (owner == PodOwner::kBare) p.max_restarts = std::numeric_limits<std::int32_t>::max();
   if (owner == PodOwner::kJob && p.restart_policy == RestartPolicy::kAlways) {
     (restart ? *restart : spec_node)
         .fail(
@@ -439,6 +445,7 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
                     what, kDuration, kLongRunning));
   }
   if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
+  if (auto v = a.get(kGpuSmFraction)) p.gpu_sm_fraction = v->number(0.001, 1.0);
   if (auto v = a.get(kGpuMemory)) p.gpu_memory_used = v->quantity(0);
   if (auto v = a.get(kGpuMilli)) p.gpu_milli = static_cast<std::int32_t>(v->integer(1, 999));
   if (auto v = a.get(kFails)) p.fails = v->boolean();
@@ -502,6 +509,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
   // GPUs: the advertised count, divided by the replicas of a time-sliced or MPS-shared node
   // (GPU Feature Discovery's nvidia.com/gpu.replicas and gpu.sharing-strategy labels).
   std::int64_t gpus = node.capacity[kNvidiaGpu];
+  bool renamed = false;
+  if (auto sid = b.world().resources.find("nvidia.com/gpu.shared"); sid && gpus == 0) {
+    gpus = node.capacity[*sid];  // renameByDefault: the shared resource carries the count
+    renamed = gpus > 0;
+  }
   const auto strategy = label_value(node.labels, "nvidia.com/gpu.sharing-strategy", pool);
   if (strategy && (*strategy == "time-slicing" || *strategy == "mps")) {
     const std::optional<YamlNode> rep = find_entry(labels_node, "nvidia.com/gpu.replicas");
@@ -514,6 +526,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
     }
     gpus /= replicas;
     node.sharing = *strategy == "mps" ? GpuSharing::kMps : GpuSharing::kTimeSlicing;
+    if (replicas > 1) {
+      node.devices.sharing = *strategy == "mps" ? ShareMode::kMps : ShareMode::kTimeSliced;
+      node.devices.shared = {SharedResource{"nvidia.com/gpu", static_cast<std::int32_t>(replicas)}};
+      node.devices.rename_by_default = renamed;
+    }
   }
 
   const GpuModel* model = nullptr;

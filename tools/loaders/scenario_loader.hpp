@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device_model.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"
@@ -39,6 +40,11 @@ struct Scenario {
   std::vector<YamlNode> profiles;             // profiles defined in the scenario
   std::vector<std::string> warnings;
   std::string overrides_text;
+  // Device sharing: the performance/OOM model's parameters, and MIG re-layouts.
+  DeviceModelParams device_params;
+  bool mig_reconfiguration = false;
+  SimDuration mig_reconfiguration_time = 2 * kMinute;
+  SimDuration mig_reconfiguration_interval = kMinute;
 };
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options);

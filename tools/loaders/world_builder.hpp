@@ -40,6 +40,12 @@ class WorldBuilder {
   // kubernetes.io/hostname, capsim.io/pool). Price: `price_override` or gpus x model price.
   NodeId add_node(NodeSpec node, const GpuModel* model, std::int32_t gpus,
                   std::optional<double> price_override, const InputLocation& where);
+  // Replaces the default node price (above) with the scenario's cost model: called with the
+  // node (pool set), its model (or null), GPU count, the price the input gave (if any) and where
+  // the node was defined; returns the node's hourly price.
+  using NodePricer = std::function<double(const NodeSpec&, const GpuModel*, std::int32_t,
+                                          std::optional<double>, const InputLocation&)>;
+  void set_node_pricer(NodePricer pricer) { pricer_ = std::move(pricer); }
 
   // Adds a pod. Derives gpu_count from requests[nvidia.com/gpu] (and checks gpu_milli shares).
   // `where` is kept to report priority-class errors at finalize().
@@ -70,6 +76,7 @@ class WorldBuilder {
   std::vector<InputLocation> pod_where_;
   std::vector<InputLocation> job_where_;
   std::vector<std::pair<std::string, std::function<void()>>> finalizers_;
+  NodePricer pricer_;
 };
 
 // "file:line" for PodSpec/NodeSpec::source.
