@@ -16,6 +16,7 @@ struct ShapeKey {
   std::int64_t cpu;
   std::int32_t milli;
   std::int32_t count;
+  ResourceId resource;
   std::vector<GpuModelId> models;
   auto operator<=>(const ShapeKey&) const = default;
 };
@@ -24,7 +25,13 @@ ShapeKey shape_of(const PodSpec& p) {
   ShapeKey k;
   const std::int64_t cpu = p.requests.get(kCpu);
   k.cpu = cpu != 0 ? cpu : kDefaultMilliCpuRequest;  // schedulerutil.GetNonzeroRequests
-  if (p.gpu_count > 0) {
+  k.resource = kNvidiaGpu;
+  if (!p.device_requests.empty()) {
+    // nvidia.com/gpu, a MIG resource, or a time-sliced/MPS replica: whole devices of it.
+    k.milli = 1000;
+    k.resource = p.device_requests.front().first;
+    k.count = static_cast<std::int32_t>(p.device_requests.front().second);
+  } else if (p.gpu_count > 0) {
     k.milli = 1000;
     k.count = p.gpu_count;
   } else if (p.gpu_milli > 0) {
@@ -73,6 +80,7 @@ std::vector<TypicalPod> typical_pods(const World& world, int coverage_percent) {
     e.t.cpu_milli = k.cpu;
     e.t.gpu_milli = k.milli;
     e.t.gpu_count = k.count;
+    e.t.resource = k.resource;
     e.t.models = k.models;
     e.t.p = c;
     e.models = models_text(world, k.models);
@@ -82,8 +90,8 @@ std::vector<TypicalPod> typical_pods(const World& world, int coverage_percent) {
   // larger first (cpu, then share, count, model list as text).
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
     if (a.t.p != b.t.p) return a.t.p > b.t.p;
-    return std::tie(a.t.cpu_milli, a.t.gpu_milli, a.t.gpu_count, a.models) >
-           std::tie(b.t.cpu_milli, b.t.gpu_milli, b.t.gpu_count, b.models);
+    return std::tie(a.t.cpu_milli, a.t.gpu_milli, a.t.gpu_count, a.models, a.t.resource) >
+           std::tie(b.t.cpu_milli, b.t.gpu_milli, b.t.gpu_count, b.models, b.t.resource);
   });
   // Take shapes until they cover the threshold: `cum < threshold * total / 100` keeps adding.
   const double expected = static_cast<double>(coverage_percent) * total / 100.0;
@@ -121,7 +129,9 @@ FragmentationModel::ModelView FragmentationModel::make_view(GpuModelId model) co
         t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end();
     // GetNodePodFrag: a CPU-only pod (xl_satisfied / xr_lack_cpu) or one the node's model
     // excludes (no_access) can use none of the idle GPU capacity.
-    if (t.gpu_milli == 0 || !allowed) {
+    // A pod asking for a device whole GPUs do not offer (a MIG instance, a renamed replica)
+    // cannot use them either.
+    if (t.gpu_milli == 0 || !allowed || t.resource != kNvidiaGpu) {
       v.unusable_p += t.p;
     } else {
       needs[{t.gpu_milli, t.gpu_count, t.cpu_milli}] += t.p;
@@ -168,12 +178,53 @@ double FragmentationModel::fragment_milli(GpuModelId model, std::int64_t cpu_lef
 
 double FragmentationModel::node_fragment_milli(const NodeInfo& node) const {
   if (node.gpus.empty()) return 0;
+  bool plain = node.spec->devices.sharing == ShareMode::kExclusive;
+  for (const auto& g : node.gpus)
+    plain = plain && !g.layout.mig_enabled && !g.reconfiguring;
+  if (!plain) return unit_fragment(node);
   std::array<std::int32_t, 64> left{};
   CAPSIM_CHECK(node.gpus.size() <= left.size(), "a node has more GPUs than capsim supports");
   for (std::size_t g = 0; g < node.gpus.size(); ++g)
     left[g] = 1000 - node.gpus[g].milli_used;
   return fragment_milli(node.spec->gpu_model, node.free(kCpu),
                         std::span<const std::int32_t>(left.data(), node.gpus.size()));
+}
+
+double FragmentationModel::unit_fragment(const NodeInfo& node) const {
+  // Idle capacity: free shares of live units, plus compute slices no MIG instance covers.
+  double idle = 0;
+  for (const DeviceUnit& u : node.units) {
+    if (u.alive()) idle += 1000.0 * u.alloc_weight * (u.replicas - u.used) / u.replicas;
+  }
+  for (std::size_t g = 0; g < node.gpus.size(); ++g) {
+    if (!node.gpus[g].layout.mig_enabled) continue;
+    double configured = 0;
+    for (const DeviceUnit& u : node.units) {
+      if (u.alive() && u.instance >= 0 && u.gpu == g) configured += u.alloc_weight;
+    }
+    idle += 1000.0 * std::max(0.0, 1.0 - configured);
+  }
+  if (idle <= 0) return 0;
+  const std::int64_t free_cpu = node.free(kCpu);
+  double frag = 0;
+  for (const TypicalPod& k : typical_) {
+    const bool allowed = k.models.empty() || std::find(k.models.begin(), k.models.end(),
+                                                       node.spec->gpu_model) != k.models.end();
+    if (k.gpu_count == 0 || k.gpu_milli < 1000 || !allowed) {
+      frag += k.p * idle;  // CPU-only, GPU-share (not offered here) or a model it may not use
+      continue;
+    }
+    double usable = 0;
+    std::int32_t free_units = 0;
+    for (const DeviceUnit& u : node.units) {
+      if (!u.alive() || u.resource != k.resource) continue;
+      free_units += u.replicas - u.used;
+      usable += 1000.0 * u.alloc_weight * (u.replicas - u.used) / u.replicas;
+    }
+    const bool fits = free_units >= k.gpu_count && free_cpu >= k.cpu_milli;
+    frag += k.p * (fits ? std::max(0.0, idle - usable) : idle);
+  }
+  return frag;
 }
 
 }  // namespace capsim

@@ -9,6 +9,11 @@
 //     p_k * sum_{g: left(g) < milli_k} left(g).
 // Nodes without GPUs have no idle GPU capacity and so no fragment. Capacities are GPU milli
 // (1000 = one GPU); memory plays no part, as in the study.
+// On nodes whose GPUs are MIG-partitioned, time-sliced or MPS-shared the same idea is applied to
+// device units: idle capacity is the free share of each unit (a free MIG instance counts its
+// compute share of the GPU, a free replica 1/replicas) plus compute slices no instance covers
+// (stranded by the layout); a typical pod that fits can use only the free units of the resource
+// it asks for, so the rest of the idle capacity is fragmented for it.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +29,15 @@ namespace capsim {
 struct TypicalPod {
   std::int64_t cpu_milli = 0;  // the non-zero request: 100m for a pod that asks for none
   std::int32_t gpu_milli = 0;  // per GPU; 1000 for whole GPUs; 0 for CPU-only pods
-  std::int32_t gpu_count = 0;
+  std::int32_t gpu_count = 0;      // devices of `resource` it asks for
   std::vector<GpuModelId> models;  // allowed models as the pod lists them; empty: any
   double p = 0;
+  ResourceId resource = kNvidiaGpu;  // the device resource (nvidia.com/gpu, a MIG resource, ...)
 };
 
 // The workload's typical pods: every pod of the World except the `resampled` copies (and each
 // Job's template, counted `completions` times), grouped by (cpu, GPU share, GPU count, model
-// list), most popular first, taken until they cover `coverage_percent` % of the pods (the
+// list, device resource), most popular first, taken until they cover `coverage_percent` % of the pods (the
 // peer's podPopularityThreshold, 95), frequencies renormalised. Ties in popularity are broken
 // as the peer's sort does: larger cpu, share, count, then model list (as text) first.
 std::vector<TypicalPod> typical_pods(const World& world, int coverage_percent = 95);
@@ -65,6 +71,7 @@ class FragmentationModel final : public FragmentationMeter {
     std::vector<Need> needs;
   };
   ModelView make_view(GpuModelId model) const;
+  double unit_fragment(const NodeInfo& node) const;  // MIG, time-slicing, MPS
 
   std::vector<TypicalPod> typical_;
   std::vector<ModelView> views_;  // by model id

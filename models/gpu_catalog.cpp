@@ -1,5 +1,7 @@
 #include "models/gpu_catalog.hpp"
 
+#include "sim/cluster.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -812,6 +814,40 @@ std::vector<std::string> GpuCatalog::suggestions(std::string_view name) const {
     out.push_back(models_[i].name);
   }
   return out;
+}
+
+GpuModelInfo to_model_info(const GpuModel& model) {
+  GpuModelInfo info;
+  info.name = model.name;
+  info.memory_bytes = model.memory_mib * 1024 * 1024;
+  info.sms = model.sms;
+  info.tdp_w = model.tdp_w;
+  info.idle_w = model.idle_w;
+  info.price_per_hour = model.price_per_hour;
+  info.relative_speed = model.relative_speed > 0 ? model.relative_speed : 1.0;
+  info.product_label = model.name;
+  for (const auto& a : model.aliases) {
+    if (a.rfind("NVIDIA-", 0) == 0) {
+      info.product_label = a;
+      break;
+    }
+  }
+  info.mig_memory_slots = model.mig_memory_slots;
+  info.mig_compute_slots = model.mig_compute_slots;
+  for (const MigProfile& p : model.mig_profiles) {
+    MigProfileInfo m;
+    m.name = p.name;
+    m.resource_name = mig_resource_name(p.name);
+    m.compute_slices = p.compute_slices;
+    m.memory_slices = p.memory_slices;
+    m.memory_bytes = p.memory_mib * 1024 * 1024;
+    m.sms = p.sms;
+    m.start_slots = p.start_slots;
+    m.max_instances = p.max_instances;
+    m.media_extensions = p.media_extensions;
+    info.mig_profiles.push_back(std::move(m));
+  }
+  return info;
 }
 
 }  // namespace capsim

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/result.hpp"
+#include "sim/world.hpp"
 
 namespace YAML {
 class Node;
@@ -108,5 +109,9 @@ class GpuCatalog {
   std::vector<GpuModel> models_;
   std::map<std::string, std::size_t> index_;  // lower-cased name or alias -> position
 };
+
+// The slice of a catalog model the simulation core uses (sim/world.hpp), including its MIG
+// geometry and the GPU Feature Discovery product label.
+GpuModelInfo to_model_info(const GpuModel& model);
 
 }  // namespace capsim

@@ -72,19 +72,33 @@ int YamlNode::line() const {
   return m.line >= 0 ? m.line + 1 : 0;
 }
 
+bool path_under(const std::string& path, const std::string& prefix) {
+  if (prefix.empty()) return true;
+  return path == prefix ||
+         (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+          (path[prefix.size()] == '.' || path[prefix.size()] == '['));
+}
+
 InputLocation YamlNode::where() const {
-  if (overrides_) {
-    // A value that came from the command line: point at the option, not at the file.
-    for (const auto& [path, assignment] : *overrides_) {
-      const bool under = path_ == path ||
-                         (path_.size() > path.size() && path_.compare(0, path.size(), path) == 0 &&
-                          (path_[path.size()] == '.' || path_[path.size()] == '['));
-      if (under) return InputLocation{"--set " + assignment, 0, 0, path_};
+  std::string file = *file_;
+  if (provenance_) {
+    // A value that came from the command line: point at the option, not at a file.
+    for (const auto& [path, assignment] : provenance_->set_options) {
+      if (path_under(path_, path)) return InputLocation{"--set " + assignment, 0, 0, path_};
+    }
+    std::size_t best = 0;
+    bool found = false;
+    for (const auto& [prefix, f] : provenance_->files) {
+      if (path_under(path_, prefix) && (!found || prefix.size() >= best)) {
+        best = prefix.size();
+        file = f;
+        found = true;
+      }
     }
   }
   const YAML::Mark m = node_.Mark();
   const bool known = m.line >= 0;
-  return InputLocation{*file_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
+  return InputLocation{file, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
 }
 
 void YamlNode::fail(const std::string& message) const {
@@ -162,14 +176,68 @@ YamlNode YamlNode::child(const YAML::Node& n, const std::string& key_or_index) c
     p += path_.empty() ? key_or_index : "." + key_or_index;
   }
   YamlNode c(n, file_, p);
-  c.overrides_ = overrides_;
+  c.provenance_ = provenance_;
   return c;
 }
 
-YamlNode YamlNode::with_overrides(std::shared_ptr<const Overrides> overrides) const {
+YamlNode YamlNode::with_provenance(std::shared_ptr<const Provenance> provenance) const {
   YamlNode c = *this;
-  c.overrides_ = std::move(overrides);
+  c.provenance_ = std::move(provenance);
   return c;
+}
+
+namespace {
+bool named_list(const YAML::Node& n) {
+  if (!n.IsSequence() || n.size() == 0) return false;
+  for (const auto& item : n) {
+    if (!item.IsMap() || !item["name"] || !item["name"].IsScalar()) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<std::string> merge_overlay(YAML::Node& base, const YAML::Node& overlay,
+                                       const std::string& path) {
+  std::vector<std::string> set;
+  auto join = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+  if (base.IsMap() && overlay.IsMap()) {
+    for (const auto& kv : overlay) {
+      const std::string key = kv.first.Scalar();
+      YAML::Node b = base[key];
+      if (b.IsDefined() && !b.IsNull() &&
+          ((b.IsMap() && kv.second.IsMap()) || (named_list(b) && named_list(kv.second)))) {
+        for (auto& p : merge_overlay(b, kv.second, join(key)))
+          set.push_back(std::move(p));
+      } else {
+        base[key] = kv.second;
+        set.push_back(join(key));
+      }
+    }
+    return set;
+  }
+  if (named_list(base) && named_list(overlay)) {
+    for (const auto& item : overlay) {
+      const std::string name = item["name"].Scalar();
+      bool merged = false;
+      for (std::size_t i = 0; i < base.size(); ++i) {
+        YAML::Node b = base[i];
+        if (b["name"].Scalar() == name) {
+          for (auto& p : merge_overlay(b, item, fmt::format("{}[{}]", path, i)))
+            set.push_back(std::move(p));
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) {
+        set.push_back(fmt::format("{}[{}]", path, base.size()));
+        base.push_back(item);
+      }
+    }
+    return set;
+  }
+  base = overlay;
+  set.push_back(path);
+  return set;
 }
 
 std::vector<YamlNode> YamlNode::seq() const {

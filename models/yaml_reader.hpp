@@ -58,10 +58,14 @@ class YamlNode {
   MapReader map() const;              // fails unless a mapping
   std::vector<std::pair<std::string, YamlNode>> entries() const;  // mapping entries in order
 
-  // (resolved field path, "key=value") pairs of --set options; values under those paths
-  // report the option as their location.
-  using Overrides = std::vector<std::pair<std::string, std::string>>;
-  YamlNode with_overrides(std::shared_ptr<const Overrides> overrides) const;
+  // Where values under a field path came from, when a document was assembled from several
+  // sources: --set options ("key=value") and files merged by `extends:`. where() reports the
+  // option, or the file (the longest matching path prefix) with the node's own line.
+  struct Provenance {
+    std::vector<std::pair<std::string, std::string>> set_options;  // path -> "key=value"
+    std::vector<std::pair<std::string, std::string>> files;        // path prefix -> file
+  };
+  YamlNode with_provenance(std::shared_ptr<const Provenance> provenance) const;
 
   const YAML::Node& raw() const { return node_; }
   std::shared_ptr<const std::string> file_ptr() const { return file_; }
@@ -71,7 +75,7 @@ class YamlNode {
   YAML::Node node_;
   std::shared_ptr<const std::string> file_;
   std::string path_;
-  std::shared_ptr<const Overrides> overrides_;
+  std::shared_ptr<const Provenance> provenance_;
 };
 
 class MapReader {
@@ -114,5 +118,14 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // replaced by indices, e.g. "cluster.pools[1].count"). Throws InputError naming the option on a
 // path that does not resolve.
 std::string apply_override(YAML::Node& root, const std::string& assignment);
+
+// Deep-merges `overlay` onto `base` (in place): mappings merge key by key; a list whose items are
+// all mappings with a `name` merges item by item by name (new names are appended); anything else
+// is replaced. Returns the field paths whose values now come from the overlay.
+std::vector<std::string> merge_overlay(YAML::Node& base, const YAML::Node& overlay,
+                                       const std::string& path = "");
+
+// True when `path` is `prefix` or lies under it ("a.b" is under "a", "a[1].c" under "a[1]").
+bool path_under(const std::string& path, const std::string& prefix);
 
 }  // namespace capsim

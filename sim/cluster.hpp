@@ -1,9 +1,16 @@
-// Cluster state during a run: one NodeInfo per node (requests, pods, GPU device occupancy) and one
-// PodState per pod. Cluster owns every mutation of that state (binding a pod, removing it), keeps
-// the per-node generation counters the scheduler's caches rely on, and keeps the cluster-wide
-// aggregates the samples read, so nothing rescans all nodes per event.
+// Cluster state during a run: one NodeInfo per node (requests, pods, devices) and one PodState per
+// pod. Cluster owns every mutation of that state (binding a pod, releasing it, re-laying out a
+// MIG GPU), keeps the per-node generation counters, and keeps the cluster-wide aggregates the
+// samples read, so nothing rescans all nodes per event.
+//
+// Devices: a node's GPUs are offered as DeviceUnits (a whole GPU, a MIG instance; with replicas
+// under time-slicing or MPS), rebuilt from the node's DeviceConfig and each GPU's current MIG
+// layout. Pods asking for device resources (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...) hold
+// units; GPU-share pods (gpu_milli) hold a part of one whole GPU instead. A node's allocatable
+// for device resources is the sum of its live units' replicas, so it changes with the layout.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -13,28 +20,34 @@
 
 namespace capsim {
 
-// One physical GPU. Whole-GPU pods take all 1000 milli; GPU-share pods take part of it.
+// One physical GPU.
 struct GpuDeviceState {
-  std::int32_t milli_used = 0;  // 0..1000
-  std::uint16_t holders = 0;    // pods holding (part of) it
-  double util_demand = 0;       // sum of holders' busy fractions, scaled by their share
+  std::int32_t milli_used = 0;  // whole-GPU view: 1000 per exclusive holder, m per share pod
+  std::uint16_t holders = 0;    // pod holdings (a pod with two units on it counts twice)
+  GpuLayout layout;             // current MIG layout (mig_enabled false: the whole GPU)
+  bool reconfiguring = false;   // MIG layout change in progress: no units until it ends
+  double alloc = 0;             // allocated fraction 0..1, for metrics
+  double memory_alloc = 0;      // bytes given to holders (their limits, or shares)
+  double busy = 0;              // busy fraction 0..1, set by the device model
 };
 
 struct NodeInfo {
   NodeId id = kNoNode;
   const NodeSpec* spec = nullptr;
+  ResourceVec allocatable;        // the spec's, with device resources from the live units
   ResourceVec requested;          // sum of requests of pods on the node (+1 "pods" each)
   ResourceVec nonzero_requested;  // cpu/memory with kube-scheduler's defaults for zero requests
   std::vector<PodId> pods;
   std::vector<GpuDeviceState> gpus;
-  std::int32_t free_whole_gpus = 0;  // GPUs with milli_used == 0
+  std::vector<DeviceUnit> units;
+  std::int32_t free_whole_gpus = 0;  // non-MIG GPUs with nothing on them
   std::uint64_t generation = 0;      // bumped on every change
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
   // (preemption's what-if, nominated pods).
   void add_requests(const PodSpec& pod);
   void remove_requests(const PodSpec& pod);
-  std::int64_t free(ResourceId r) const { return spec->allocatable[r] - requested[r]; }
+  std::int64_t free(ResourceId r) const { return allocatable[r] - requested[r]; }
 };
 
 // A compact copy of what each node has free, kept in step with NodeInfo by Cluster so that the
@@ -56,14 +69,21 @@ struct QuickNode {
 // Cluster-wide totals kept up to date by Cluster (read by samples and metrics).
 struct ClusterTotals {
   double gpus_total = 0;      // physical GPUs
-  double gpus_allocated = 0;  // sum of milli_used / 1000
-  double gpus_busy = 0;       // sum over GPUs of min(1, util_demand)
+  double gpus_allocated = 0;  // sum of GpuDeviceState::alloc
+  double gpus_busy = 0;       // sum of GpuDeviceState::busy
   double gpu_memory_total_mib = 0;
   double gpu_memory_allocated_mib = 0;
   double gpu_memory_used_mib = 0;
-  std::int64_t pods_running = 0;  // running or terminating (holding resources)
+  std::int64_t pods_running = 0;  // pods holding resources (running, restarting or terminating)
   double power_w = 0;             // idle + (tdp - idle) * busy, per GPU
   double cost_per_hour = 0;       // every node's price
+  double mig_slices_total = 0;    // compute slices on MIG-enabled GPUs
+  double mig_slices_unconfigured = 0;  // compute slices in no instance (stranded by the layout)
+  double mig_slices_idle = 0;     // compute slices in instances nobody holds
+  // Per sharing mode of the node (GpuSharing: none, mig, time-slicing, mps, share).
+  std::array<double, 5> mode_gpus{};
+  std::array<double, 5> mode_allocated{};
+  std::array<double, 5> mode_busy{};
 };
 
 class Cluster {
@@ -83,26 +103,44 @@ class Cluster {
   const ClusterTotals& totals() const { return totals_; }
   const std::vector<QuickNode>& quick() const { return quick_; }
   std::uint64_t generation() const { return generation_; }
+  const GpuModelInfo* gpu_model(const NodeInfo& n) const {
+    return n.spec->gpu_model == kNoGpuModel ? nullptr : &world_->gpu_models[n.spec->gpu_model];
+  }
 
   // Called when the World's pod table grew (a Job created pods).
   void sync_pod_table();
 
-  // Places `pod` on `node` holding `gpus` (device indices; share pods hold one). Precondition:
-  // the pod is on no node and the node has room (the scheduler checked; violations throw).
-  void bind(PodId pod, NodeId node, std::span<const std::uint16_t> gpus);
+  // Places `pod` on `node`. `units` are the device units it takes (a unit may repeat for a pod
+  // holding two replicas of one device); a GPU-share pod passes no units and its GPU in
+  // `share_gpu`. Precondition: the pod holds nothing and the node has room (violations throw).
+  void bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
+            std::int32_t share_gpu = -1);
   // Releases everything `pod` holds on its node.
   void unbind(PodId pod);
-  // The GPU memory a pod is taken to use per GPU it holds (bytes).
-  std::int64_t gpu_memory_used(PodId pod) const;
 
-  // Verifies capacity (requests <= allocatable, device occupancy consistent with pods) and that
-  // the aggregates match a recount. Throws InvariantError on the first violation.
+  // The GPU memory (bytes) a pod uses on one unit it holds (or on its share): its stated use,
+  // else what it was given (the unit's per-holder limit, or its share of the GPU).
+  std::int64_t pod_memory(PodId pod, const DeviceUnit* unit) const;
+  // Sets a GPU's busy fraction (the device model computes it); updates the power total.
+  void set_gpu_busy(NodeId node, std::uint16_t gpu, double busy);
+
+  // MIG reconfiguration of one GPU, in two steps. begin: every instance not in `keep` (indices
+  // into the current layout) must be unused; their units retire at once. end: the GPU takes
+  // `layout` (which must contain the kept instances) and gets its new units.
+  void begin_reconfigure(NodeId node, std::uint16_t gpu);
+  void end_reconfigure(NodeId node, std::uint16_t gpu, const GpuLayout& layout);
+
+  // Verifies capacity (requests <= allocatable, units' use and GPU occupancy consistent with the
+  // pods, MIG instances within slots and not overlapping, replicas not exceeded) and that the
+  // aggregates match a recount. Throws InvariantError on the first violation.
   void check_invariants() const;
 
  private:
-  void apply_device_delta(NodeInfo& n, PodId pod, std::span<const std::uint16_t> gpus, int sign);
-  void refresh_gpu_totals(const NodeInfo& n, std::uint16_t gpu, int sign);
+  void rebuild_units(NodeInfo& n, std::uint16_t gpu);
+  void recompute_allocatable(NodeInfo& n);
+  void refresh_gpu(NodeInfo& n, std::uint16_t gpu);
   void refresh_quick(const NodeInfo& n);
+  void account_mig(const NodeInfo& n, std::uint16_t gpu, int sign);
 
   World* world_;
   std::vector<NodeInfo> nodes_;
@@ -112,12 +150,20 @@ class Cluster {
   std::uint64_t generation_ = 0;
 };
 
-// Device-share arithmetic for a pod on a GPU: whole-GPU pods take 1000 milli.
-inline std::int32_t pod_milli_per_gpu(const PodSpec& p) {
-  return p.gpu_milli > 0 ? p.gpu_milli : 1000;
-}
-inline std::int32_t pod_gpu_devices(const PodSpec& p) {
-  return p.gpu_count > 0 ? p.gpu_count : (p.gpu_milli > 0 ? 1 : 0);
-}
+// The device units a GPU offers under `config` with `layout`, as NVIDIA's device plugin
+// advertises them (resource names per MIG strategy, replicas per sharing). `names` interns the
+// resource names (the loaders pre-intern every name a reconfiguration could need).
+std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInfo& model,
+                                   std::uint16_t gpu, const GpuLayout& layout,
+                                   ResourceNames& names);
+// "nvidia.com/mig-1g.10gb.me" for "1g.10gb+me" ('+' becomes '.', as the device plugin does).
+std::string mig_resource_name(const std::string& profile);
+
+// Adds (sign +1) or removes (-1) a pod's requests and device holdings on a scratch copy of a node
+// (preemption's what-if): units' use, GPU occupancy and the free whole-GPU count; no totals.
+void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int sign);
+
+// A GPU-share pod's part of one GPU, in milli (1000 = the whole GPU).
+inline bool is_share_pod(const PodSpec& p) { return p.gpu_milli > 0 && p.gpu_milli < 1000; }
 
 }  // namespace capsim

@@ -9,13 +9,20 @@
 
 namespace capsim {
 
-void Integrals::advance(SimTime now, const ClusterTotals& t) {
+void Integrals::advance(SimTime now, const ClusterTotals& t, bool pods_waiting) {
   if (now <= last) return;
   const double dt = to_seconds(now - last);
   gpu_seconds_allocated += t.gpus_allocated * dt;
   gpu_seconds_busy += t.gpus_busy * dt;
   joules += t.power_w * dt;
-  cost_usd += t.cost_per_hour * dt / 3600.0;
+  for (std::size_t m = 0; m < mode_allocated.size(); ++m) {
+    mode_allocated[m] += t.mode_allocated[m] * dt;
+    mode_busy[m] += t.mode_busy[m] * dt;
+  }
+  mig_slice_seconds_total += t.mig_slices_total * dt;
+  mig_slice_seconds_unconfigured += t.mig_slices_unconfigured * dt;
+  mig_slice_seconds_idle += t.mig_slices_idle * dt;
+  if (pods_waiting) mig_slice_seconds_idle_while_waiting += t.mig_slices_idle * dt;
   last = now;
 }
 
@@ -37,6 +44,7 @@ std::string_view final_status_name(PodPhase p) {
     case PodPhase::kRunning:
       return "running";
     case PodPhase::kTerminating:
+    case PodPhase::kCrashBackoff:
       return "running";
     case PodPhase::kSucceeded:
       return "completed";
@@ -85,8 +93,8 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
 }
 
 Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& in, const SampleStats& samples, SimTime end,
-                        std::uint64_t scheduling_cycles, std::uint64_t events) {
+                        const Integrals& in, const CostLedger& cost, const SampleStats& samples,
+                        SimTime end, std::uint64_t scheduling_cycles, std::uint64_t events) {
   const World& w = cluster.world();
   std::map<std::string, double> counts;
   std::vector<double> waits, jcts, slowdowns;
@@ -94,6 +102,8 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   SimTime first_arrival = kEndOfTime;
   SimTime last_end = 0;
   double lost_preempt = 0;
+  double lost_oom = 0;
+  std::int64_t oom_kills = 0;
   std::int64_t preemptions = 0;
   for (const PodRecord& r : pods) {
     counts[r.status] += 1;
@@ -102,6 +112,8 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
     first_arrival = std::min(first_arrival, s.submit);
     if (s.end >= 0) last_end = std::max(last_end, s.end);
     lost_preempt += s.gpu_seconds_lost;
+    lost_oom += s.gpu_seconds_lost_oom;
+    oom_kills += s.oom_kills;
     preemptions += s.restarts;
     if (r.status == "unschedulable") continue;
     if (s.first_start >= 0 || r.status == "pending") {
@@ -152,9 +164,10 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
       first_arrival == kEndOfTime ? 0 : to_seconds(std::max(last_end, end) - first_arrival));
   put("gpu_hours_allocated", gpu_hours_alloc);
   put("gpu_hours_busy", gpu_hours_busy);
-  put("gpu_hours_lost_to_oom", 0.0);
-  put("cost_total_usd", in.cost_usd);
-  put("cost_per_busy_gpu_hour_usd", gpu_hours_busy > 0 ? in.cost_usd / gpu_hours_busy : 0);
+  put("gpu_hours_lost_to_oom", lost_oom / 3600.0);
+  const CostTotals& money = cost.totals();
+  put("cost_total_usd", money.total());
+  put("cost_per_busy_gpu_hour_usd", gpu_hours_busy > 0 ? money.total() / gpu_hours_busy : 0);
   put("energy_kwh", in.joules / 3.6e6);
   // Further metrics (stable once added).
   put("gpus_total", gpus);
@@ -163,6 +176,27 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
       samples.count > 0 ? samples.fragmented_share_sum / static_cast<double>(samples.count) : 0);
   put("preemptions", static_cast<double>(preemptions));
   put("gpu_hours_lost_to_preemption", lost_preempt / 3600.0);
+  put("oom_kills", static_cast<double>(oom_kills));
+  // Per sharing mode of the nodes: allocated and busy GPU-hours, and how much of the mode's
+  // capacity stayed unallocated (stranded capacity is part of it).
+  static constexpr const char* kModes[] = {"none", "mig", "time-slicing", "mps", "share"};
+  for (std::size_t m = 0; m < 5; ++m) {
+    const double g = cluster.totals().mode_gpus[m];
+    if (g <= 0) continue;
+    put(fmt::format("sharing.{}.gpus", kModes[m]), g);
+    put(fmt::format("sharing.{}.gpu_hours_allocated", kModes[m]), in.mode_allocated[m] / 3600.0);
+    put(fmt::format("sharing.{}.gpu_hours_busy", kModes[m]), in.mode_busy[m] / 3600.0);
+    put(fmt::format("sharing.{}.allocation_ratio_mean", kModes[m]),
+        hours > 0 ? in.mode_allocated[m] / 3600.0 / (g * hours) : 0);
+  }
+  if (in.mig_slice_seconds_total > 0) {
+    // MIG compute slices: in no instance (stranded by the layout), in instances nobody held, and
+    // in instances nobody held while pods were waiting (no waiting pod fitted them).
+    put("mig_slices_unconfigured_ratio_mean", in.mig_slice_seconds_unconfigured / in.mig_slice_seconds_total);
+    put("mig_slices_idle_ratio_mean", in.mig_slice_seconds_idle / in.mig_slice_seconds_total);
+    put("mig_slices_idle_while_waiting_ratio_mean",
+        in.mig_slice_seconds_idle_while_waiting / in.mig_slice_seconds_total);
+  }
   put("scheduling_cycles", static_cast<double>(scheduling_cycles));
   put("events_processed", static_cast<double>(events));
   for (const auto& [q, v] : queue_waits) {
@@ -172,6 +206,7 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
     put(fmt::format("queue.{}.wait_seconds_p50", q), percentile(v, 50));
     put(fmt::format("queue.{}.wait_seconds_p95", q), percentile(v, 95));
   }
+  append_cost_metrics(s, cost);
   return s;
 }
 
@@ -185,7 +220,8 @@ void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& po
     const PodState& s = cluster.pod(r.pod);
     CAPSIM_CHECK(s.phase != PodPhase::kNotArrived, "a pod that never arrived has a pod record");
     const bool holds = s.node != kNoNode;
-    CAPSIM_CHECK(holds == (s.phase == PodPhase::kRunning || s.phase == PodPhase::kTerminating),
+    CAPSIM_CHECK(holds == (s.phase == PodPhase::kRunning || s.phase == PodPhase::kTerminating ||
+                           s.phase == PodPhase::kCrashBackoff),
                  fmt::format("pod {} is {} but {} a node", cluster.spec(r.pod).name, r.status,
                              holds ? "holds" : "does not hold"));
     CAPSIM_CHECK(

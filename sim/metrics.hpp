@@ -3,12 +3,14 @@
 // a contract with compare, check and users' CI: add new ones, never rename.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -19,8 +21,14 @@ struct Integrals {
   double gpu_seconds_allocated = 0;
   double gpu_seconds_busy = 0;
   double joules = 0;
-  double cost_usd = 0;  // price per hour x hours
-  void advance(SimTime now, const ClusterTotals& t);
+  std::array<double, 5> mode_allocated{};  // per GpuSharing mode
+  std::array<double, 5> mode_busy{};
+  double mig_slice_seconds_total = 0;
+  double mig_slice_seconds_unconfigured = 0;  // compute slices in no instance
+  double mig_slice_seconds_idle = 0;          // in instances nobody held
+  double mig_slice_seconds_idle_while_waiting = 0;  // ... while pods were waiting
+  // `pods_waiting`: whether pods were pending since the last call (for stranded capacity).
+  void advance(SimTime now, const ClusterTotals& t, bool pods_waiting = false);
 };
 
 struct SampleStats {
@@ -35,9 +43,11 @@ double percentile(std::vector<double> v, double p);
 
 // `end`: pods still pending count their wait up to it.
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end);
+// `cost` gives the money figures (cost_* and queue.<q>.cost_usd / gpu_hours).
 Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& integrals, const SampleStats& samples, SimTime end,
-                        std::uint64_t scheduling_cycles, std::uint64_t events);
+                        const Integrals& integrals, const CostLedger& cost,
+                        const SampleStats& samples, SimTime end, std::uint64_t scheduling_cycles,
+                        std::uint64_t events);
 
 // Conservation: every arrived pod is in exactly one final state and the counts add up.
 void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods);

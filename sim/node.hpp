@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/device.hpp"
 #include "sim/labels.hpp"
 #include "sim/resources.hpp"
 
@@ -17,8 +18,8 @@ inline constexpr NodeId kNoNode = 0xffffffffu;
 using GpuModelId = std::uint16_t;
 inline constexpr GpuModelId kNoGpuModel = 0xffff;
 
-// How a node's GPUs are offered to pods. Whole GPUs in the core; the sharing modes are
-// described per node by the device-plugin configuration.
+// How a node's GPUs are offered to pods, in one word for reports; the details are in
+// NodeSpec::devices.
 enum class GpuSharing : std::uint8_t { kNone, kMig, kTimeSlicing, kMps, kShare };
 
 struct NodeSpec {
@@ -30,6 +31,7 @@ struct NodeSpec {
   GpuModelId gpu_model = kNoGpuModel;
   std::int32_t gpu_count = 0;  // physical GPUs
   GpuSharing sharing = GpuSharing::kNone;
+  DeviceConfig devices;  // MIG layouts and time-slicing/MPS, as the device plugin sees them
   LabelSet labels;
   std::vector<Taint> taints;
   bool unschedulable = false;

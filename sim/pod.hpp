@@ -20,6 +20,8 @@ using PodId = std::uint32_t;
 inline constexpr PodId kNoPod = 0xffffffffu;
 using JobId = std::uint32_t;
 inline constexpr JobId kNoJob = 0xffffffffu;
+using GangId = std::uint32_t;
+inline constexpr GangId kNoGang = 0xffffffffu;
 
 enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
 
@@ -43,6 +45,9 @@ struct PodSpec {
   std::int32_t max_restarts = 6;  // backoffLimit for OOM/failure restarts
 
   ResourceList requests;  // cpu (milli), memory (bytes), nvidia.com/gpu, other extended
+  // The device-plugin resources among the requests (nvidia.com/gpu, nvidia.com/gpu.shared,
+  // nvidia.com/mig-*), in resource-id order: units of these are allocated per device.
+  std::vector<std::pair<ResourceId, std::int32_t>> device_requests;
   // Device request, derived from `requests` and the workload: whole GPUs, or a share of one.
   std::int32_t gpu_count = 0;          // whole GPUs
   std::int32_t gpu_milli = 0;          // per-GPU share in 1/1000 (1000 = whole)
@@ -57,7 +62,10 @@ struct PodSpec {
   SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)
   SimDuration termination_grace = 30 * kSecond;
   // Actual use, which the scheduler does not see.
-  double gpu_util = 1.0;             // busy fraction of its GPUs while running
+  double gpu_util = 1.0;  // busy fraction of its GPUs while running
+  // Share of a whole GPU's SMs its kernels keep busy while it computes: a device with at least
+  // this much compute capacity does not slow it down (1 = kernels fill the GPU).
+  double gpu_sm_fraction = 1.0;
   std::int64_t gpu_memory_used = 0;  // bytes per GPU; 0 = unknown (taken as the request)
   bool fails = false;                // the trace says the pod failed at the end of its run
   // A copy drawn from the workload's own pods to inflate it (fill experiments); the workload's
@@ -65,13 +73,18 @@ struct PodSpec {
   bool resampled = false;
 
   std::string source;  // "file:line" it came from
+
+  // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
+  // pods start together or not at all. Index into World::gangs.
+  GangId gang = kNoGang;
 };
 
 enum class PodPhase : std::uint8_t {
   kNotArrived,
   kPending,
   kRunning,
-  kTerminating,  // evicted, in its grace period; still holds its resources
+  kTerminating,   // evicted, in its grace period; still holds its resources
+  kCrashBackoff,  // its container died (e.g. OOM) and waits to restart in place, holding devices
   // terminal states
   kSucceeded,
   kFailed,
@@ -87,12 +100,24 @@ inline bool is_terminal(PodPhase p) {
 // The end-of-run state names used in reports (pod.status) and the conservation check.
 std::string_view final_status_name(PodPhase p);
 
+// True for resources NVIDIA's device plugin advertises: nvidia.com/gpu, nvidia.com/gpu.shared
+// and the mixed-strategy MIG resources nvidia.com/mig-<profile>[.shared].
+bool is_device_resource(std::string_view name);
+// Fills PodSpec::device_requests from PodSpec::requests.
+void derive_device_requests(PodSpec& pod, const ResourceNames& names);
+
 struct PodState {
   PodPhase phase = PodPhase::kNotArrived;
   NodeId node = kNoNode;
-  std::vector<std::uint16_t> gpus;  // device indices on `node`
-  SimTime submit = -1;              // first arrival
-  SimTime pending_since = -1;       // start of the current wait
+  std::vector<std::uint16_t> gpus;   // physical GPUs it uses on `node` (for reports)
+  std::vector<std::uint16_t> units;  // device units it holds on `node` (may repeat)
+  SimTime restart_at = -1;           // in crash back-off until then (still holding devices)
+  std::int32_t oom_kills = 0;        // times it was OOM-killed
+  bool memory_peaked = false;        // reached its peak GPU memory in the current run
+  std::uint64_t run_version = 0;     // memory checks, restarts and terminations carry it
+  double gpu_seconds_lost_oom = 0;   // GPU time of runs ended by an OOM kill
+  SimTime submit = -1;               // first arrival
+  SimTime pending_since = -1;        // start of the current wait
   SimTime first_start = -1;
   SimTime start = -1;         // start of the current attempt
   SimTime end = -1;           // terminal time

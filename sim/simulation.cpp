@@ -24,19 +24,22 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       scheduler_(framework, cluster_, reasons, RandomStream(options.seed, "tie-break")),
       queue_(framework),
       recorder_(&recorder),
-      opt_(std::move(options)) {}
+      opt_(std::move(options)),
+      ledger_(cluster_, opt_.energy, opt_.charge) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
 }
 
 void Simulation::integrate() {
-  integrals_.advance(engine_.now(), cluster_.totals());
+  integrals_.advance(engine_.now(), cluster_.totals(), queue_.size() > 0);
+  ledger_.advance(engine_.now());
 }
 
 bool Simulation::has_hard_work() const {
   return next_arrival_ < arrivals_.size() || pending_finishes_ > 0 || terminating_ > 0 ||
-         queue_.active() > 0 || queue_.backoff() > 0;
+         pending_restarts_ > 0 || reconfiguring_ > 0 || queue_.active() > 0 ||
+         queue_.backoff() > 0 || (opt_.admission != nullptr && opt_.admission->busy());
 }
 
 void Simulation::request_cycle() {
@@ -63,10 +66,105 @@ void Simulation::cluster_event(fw::EventMask ev) {
 }
 
 double Simulation::pod_rate(PodId pod, NodeId node) const {
+  double rate = own_rate(pod, node);
+  const GangId g = cluster_.spec(pod).gang;
+  if (g == kNoGang || rate <= 0) return rate;
+  // A gang moves at the pace of its slowest running member (synchronous training steps).
+  for (PodId m : gangs_[g].members) {
+    if (m == pod) continue;
+    const PodState& ms = cluster_.pod(m);
+    if (ms.phase == PodPhase::kRunning) rate = std::min(rate, own_rate(m, ms.node));
+  }
+  return rate;
+}
+
+double Simulation::own_rate(PodId pod, NodeId node) const {
   const PodSpec& s = cluster_.spec(pod);
+  const PodState& st = cluster_.pod(pod);
   const NodeSpec& n = world_->nodes[node];
-  if (pod_gpu_devices(s) == 0 || n.gpu_model == kNoGpuModel) return 1.0;
-  return world_->gpu_models[n.gpu_model].relative_speed;
+  if (st.phase != PodPhase::kRunning) return 0.0;
+  if ((s.device_requests.empty() && !is_share_pod(s)) || n.gpu_model == kNoGpuModel) return 1.0;
+  const double speed = world_->gpu_models[n.gpu_model].relative_speed;
+  if (opt_.device_model == nullptr) return speed;
+  // A multi-device pod moves at the pace of its slowest device.
+  const NodeInfo& info = cluster_.node(node);
+  double f = 1.0;
+  if (st.units.empty()) {
+    f = opt_.device_model->factor(cluster_, info, pod, -1);
+  } else {
+    for (std::uint16_t u : st.units) f = std::min(f, opt_.device_model->factor(cluster_, info, pod, u));
+  }
+  return speed * f;
+}
+
+void Simulation::set_rate(PodId pod, double rate) {
+  PodState& s = cluster_.pod(pod);
+  const SimTime now = engine_.now();
+  if (s.phase != PodPhase::kRunning) return;
+  if (std::abs(rate - s.rate) < 1e-12 && s.progress_at >= 0) return;
+  // Bank the work done at the old rate, then re-plan the completion at the new one.
+  if (s.progress_at >= 0 && s.rate > 0) {
+    const auto done = static_cast<SimDuration>(std::floor(static_cast<double>(now - s.progress_at) * s.rate));
+    s.work_left = std::max<SimDuration>(0, s.work_left - done);
+  }
+  s.progress_at = now;
+  s.rate = rate;
+  if (cluster_.spec(pod).duration == kEndOfTime) return;
+  ++s.finish_version;
+  if (rate <= 0) return;  // stalled: no completion until the rate changes
+  const auto run_for = static_cast<SimDuration>(std::ceil(static_cast<double>(s.work_left) / rate));
+  engine_.schedule(now + run_for, kPodFinish, pod, s.finish_version);
+}
+
+void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus) {
+  if (gpus.empty()) return;
+  const NodeInfo& n = cluster_.node(node);
+  // Pods on any of these GPUs, and (for multi-GPU pods) the GPUs they span.
+  std::vector<PodId> affected;
+  for (PodId p : n.pods) {
+    const PodState& st = cluster_.pod(p);
+    for (std::uint16_t g : st.gpus) {
+      if (std::find(gpus.begin(), gpus.end(), g) != gpus.end()) {
+        affected.push_back(p);
+        break;
+      }
+    }
+  }
+  // A gang member's pace bounds its siblings', wherever they run.
+  const std::size_t direct = affected.size();
+  for (std::size_t i = 0; i < direct; ++i) {
+    const GangId g = cluster_.spec(affected[i]).gang;
+    if (g == kNoGang) continue;
+    for (PodId m : gangs_[g].members) {
+      if (cluster_.pod(m).phase == PodPhase::kRunning &&
+          std::find(affected.begin(), affected.end(), m) == affected.end()) {
+        affected.push_back(m);
+      }
+    }
+  }
+  for (PodId p : affected) set_rate(p, pod_rate(p, cluster_.pod(p).node));
+  if (opt_.device_model != nullptr) {
+    integrate();
+    for (std::uint16_t g : gpus) {
+      cluster_.set_gpu_busy(node, g, opt_.device_model->gpu_busy(cluster_, n, g));
+    }
+  } else {
+    // Without a device model a GPU is as busy as its holders say (capped at 1).
+    integrate();
+    for (std::uint16_t g : gpus) {
+      double busy = 0;
+      for (PodId p : n.pods) {
+        const PodState& st = cluster_.pod(p);
+        if (st.phase != PodPhase::kRunning) continue;
+        const PodSpec& sp = cluster_.spec(p);
+        for (std::uint16_t h : st.gpus) {
+          if (h == g) busy += sp.gpu_util * (is_share_pod(sp) ? sp.gpu_milli / 1000.0 : 1.0);
+        }
+      }
+      cluster_.set_gpu_busy(node, g, busy);
+    }
+  }
+  ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
 RunResult Simulation::run(RunInfo& info) {
@@ -81,6 +179,8 @@ RunResult Simulation::run(RunInfo& info) {
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
   jobs_.assign(world_->jobs.size(), JobState{});
+  gangs_.assign(world_->gangs.size(), GangRun{});
+  if (opt_.admission != nullptr) opt_.admission->attach(*this);
   node_frag_.assign(cluster_.nodes().size(), 0.0);
   node_frag_gen_.assign(cluster_.nodes().size(), ~std::uint64_t{0});
 
@@ -88,6 +188,9 @@ RunResult Simulation::run(RunInfo& info) {
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
   if (opt_.time_samples) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
+  if (opt_.device_model == nullptr) {
+    // Initial busy fractions (all idle) are already zero; nothing to do.
+  }
 
   // 2. The event loop.
   if (opt_.horizon != kEndOfTime) {
@@ -103,17 +206,24 @@ RunResult Simulation::run(RunInfo& info) {
   integrate();
   refresh_fragmentation();
   SampleRecord last = make_sample();
-  if (opt_.time_samples) recorder_->record_sample(last);
+  if (opt_.time_samples) {
+    recorder_->record_sample(last);
+    if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+    record_pool_samples();
+  }
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
+  ledger_.check_rates();
   check_conservation(cluster_, out.pods);
+  check_queueing_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
-  out.summary =
-      compute_summary(cluster_, out.pods, integrals_, sample_stats_, end, out.cycles, out.events);
+  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sample_stats_, end,
+                                out.cycles, out.events);
+  if (opt_.admission != nullptr) opt_.admission->add_summary(out.summary, end);
   info.sim_seconds = to_seconds(end);
   return out;
 }
@@ -148,6 +258,13 @@ void Simulation::handle(const Event& e, Engine& engine) {
     case kSample:
       on_sample();
       break;
+    case kAdmissionCycle:
+      admission_scheduled_ = false;
+      opt_.admission->run_cycles();
+      break;
+    case kAdmissionTimer:
+      opt_.admission->on_timer();
+      break;
     case kLeftoverFlush:
       queue_.flush_unschedulable_leftover(e.time);
       if (queue_.has_active()) request_cycle();
@@ -156,10 +273,41 @@ void Simulation::handle(const Event& e, Engine& engine) {
         engine.schedule(e.time + kLeftoverFlushPeriod, kLeftoverFlush);
       }
       break;
+    case kMemoryPeak:
+      on_memory_peak(e.subject, e.data);
+      break;
+    case kRestart:
+      on_restart(e.subject, e.data);
+      break;
+    case kRecreate:
+      on_recreate(e.subject);
+      break;
+    case kReconfigureEnd: {
+      --reconfiguring_;
+      const auto gpu = static_cast<std::uint16_t>(e.data);
+      auto it = target_layouts_.find({e.subject, gpu});
+      CAPSIM_CHECK(it != target_layouts_.end(), "a MIG re-layout ended without a target layout");
+      integrate();
+      cluster_.end_reconfigure(e.subject, gpu, it->second);
+      ledger_.node_changed(e.subject);
+      record("mig_reconfigured", kNoPod, e.subject, fmt::format("GPU {}: {} instance(s)", gpu,
+                                                                it->second.instances.size()));
+      target_layouts_.erase(it);
+      cluster_event(fw::kEvNodeChanged);
+      break;
+    }
+    case kReconfigureTick:
+      reconfigure_armed_ = false;
+      on_reconfigure_tick();
+      break;
     default:
       CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
   }
-  if (opt_.paranoid) cluster_.check_invariants();
+  if (opt_.paranoid) {
+    cluster_.check_invariants();
+    check_queueing_invariants();
+    ledger_.check_rates();
+  }
   if (opt_.progress && (engine.processed() & 4095) == 0) {
     const double frac = opt_.horizon != kEndOfTime && opt_.horizon > 0
                             ? static_cast<double>(e.time) / static_cast<double>(opt_.horizon)
@@ -187,9 +335,11 @@ void Simulation::admit_pod(PodId pod) {
   s.phase = PodPhase::kPending;
   s.submit = engine_.now();
   s.pending_since = engine_.now();
-  queue_.add(pod, cluster_.spec(pod).priority, engine_.now());
   record("arrive", pod, kNoNode, "");
-  request_cycle();
+  // Pods of workloads that target a Kueue LocalQueue wait for admission first.
+  if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+    enqueue_for_scheduling(pod);
+  }
 }
 
 void Simulation::create_job_pods(JobId job) {
@@ -217,6 +367,10 @@ void Simulation::on_schedule_cycle() {
     const PodId pod = *popped;
     PodState& s = cluster_.pod(pod);
     ++s.attempts;
+    if (const GangId g = cluster_.spec(pod).gang; g != kNoGang && gangs_[g].leader == pod) {
+      place_gang(pod);  // all its members or none
+      continue;
+    }
     fw::ScheduleResult r = scheduler_.schedule_one(pod);
     if (r.outcome == fw::ScheduleResult::Outcome::kScheduled) {
       queue_.done(pod);
@@ -246,6 +400,7 @@ void Simulation::on_schedule_cycle() {
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
     queue_.add_unschedulable(pod, r.rejector_plugins, now);
     if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
+    arm_reconfigure();
     if (r.nominated_node != kNoNode && !r.victims.empty()) {
       scheduler_.nominate(pod, r.nominated_node);
       s.nominated_node = r.nominated_node;
@@ -260,7 +415,8 @@ void Simulation::on_schedule_cycle() {
 
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   integrate();
-  cluster_.bind(pod, placement.node, placement.gpus);
+  cluster_.bind(pod, placement.node, placement.units, placement.share_gpu);
+  ledger_.node_changed(placement.node);
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
@@ -269,46 +425,96 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   if (s.first_start < 0) s.first_start = now;
   s.waited += now - s.pending_since;
   s.nominated_node = kNoNode;
+  s.memory_peaked = false;
   ++s.runs;
-  s.rate = pod_rate(pod, placement.node);
+  if (spec.gang != kNoGang) ++gangs_[spec.gang].running;
+  if (opt_.admission != nullptr) opt_.admission->on_pod_started(pod);
   if (s.runs == 1 || opt_.restart_from_scratch) s.work_left = spec.duration;
-  s.progress_at = now;
-  s.ideal_runtime =
-      static_cast<SimDuration>(std::ceil(static_cast<double>(spec.duration) / s.rate));
-  ++s.finish_version;
+  s.progress_at = -1;
+  s.rate = -1;
   std::string devices;
-  if (!placement.gpus.empty()) {
-    devices = "gpu:";
-    for (std::size_t i = 0; i < placement.gpus.size(); ++i) {
-      devices += fmt::format("{}{}", i ? "," : "", placement.gpus[i]);
+  const NodeInfo& n = cluster_.node(placement.node);
+  for (std::size_t i = 0; i < placement.units.size(); ++i) {
+    const DeviceUnit& u = n.units[placement.units[i]];
+    if (u.instance >= 0) {
+      const MigInstance& inst = n.gpus[u.gpu].layout.instances[static_cast<std::size_t>(u.instance)];
+      devices += fmt::format("{}gpu{}/mig-{}@{}", i ? "," : "", u.gpu,
+                             world_->gpu_models[n.spec->gpu_model].mig_profiles[inst.profile].name,
+                             static_cast<int>(inst.start));
+    } else {
+      devices += fmt::format("{}gpu{}", i ? "," : "", u.gpu);
     }
+    if (u.mode != ShareMode::kExclusive) devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
   }
+  if (placement.share_gpu >= 0) devices = fmt::format("gpu{}({}m)", placement.share_gpu, spec.gpu_milli);
   record("start", pod, placement.node, devices);
-  if (spec.duration != kEndOfTime) {
-    const auto run_for =
-        static_cast<SimDuration>(std::ceil(static_cast<double>(s.work_left) / s.rate));
-    engine_.schedule(now + run_for, kPodFinish, pod, s.finish_version);
-    ++pending_finishes_;
+  if (!placement.admission_error.empty()) {
+    // The kubelet refuses the devices at admission: the pod fails on the node.
+    fail_pod(pod, PodPhase::kFailed, "fail", placement.admission_error);
+    return;
+  }
+  if (spec.duration != kEndOfTime) ++pending_finishes_;
+  reevaluate(placement.node, s.gpus);
+  if (s.gpus.empty()) set_rate(pod, pod_rate(pod, placement.node));  // CPU-only pods
+  // Its run time alone on a whole GPU of this model, for the slowdown metric.
+  const double speed = n.spec->gpu_model != kNoGpuModel && !s.gpus.empty()
+                           ? world_->gpu_models[n.spec->gpu_model].relative_speed
+                           : 1.0;
+  s.ideal_runtime = static_cast<SimDuration>(std::ceil(static_cast<double>(spec.duration) / speed));
+  ++s.run_version;
+  if (opt_.device_model != nullptr && !s.gpus.empty()) {
+    engine_.schedule(now + opt_.device_model->memory_ramp(), kMemoryPeak, pod, s.run_version);
   }
   cluster_event(fw::kEvAssignedPodAdded);
 }
 
 void Simulation::release_pod(PodId pod) {
   integrate();
+  const NodeId node = cluster_.pod(pod).node;
+  const std::vector<std::uint16_t> gpus = cluster_.pod(pod).gpus;
   cluster_.unbind(pod);
+  ledger_.node_changed(node);
+  cluster_.pod(pod).rate = 0;
+  reevaluate(node, gpus);
+}
+
+void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail) {
+  PodState& s = cluster_.pod(pod);
+  const PodSpec& spec = cluster_.spec(pod);
+  const NodeId node = s.node;
+  ++s.finish_version;
+  ++s.run_version;
+  s.phase = final_phase;  // set before release so the device model sees it gone
+  release_pod(pod);
+  s.end = engine_.now();
+  record(kind, pod, node, std::move(detail));
+  if (spec.job != kNoJob) {
+    JobState& js = jobs_[spec.job];
+    --js.active;
+    ++js.failed;
+    if (js.failed <= world_->jobs[spec.job].pod_template.max_restarts) create_job_pods(spec.job);
+  }
+  gang_member_stopped(pod, kind);
+  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+  cluster_event(fw::kEvAssignedPodDeleted);
 }
 
 void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
   PodState& s = cluster_.pod(pod);
-  if (s.finish_version != version || s.phase != PodPhase::kRunning) return;  // cancelled
+  if (s.finish_version != version || s.phase != PodPhase::kRunning) return;  // re-planned
   --pending_finishes_;
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
-  release_pod(pod);
+  ++s.run_version;
   s.phase = spec.fails ? PodPhase::kFailed : PodPhase::kSucceeded;
+  release_pod(pod);
   s.end = engine_.now();
   s.work_left = 0;
   record(spec.fails ? "fail" : "complete", pod, node, "");
+  if (spec.gang != kNoGang) {
+    --gangs_[spec.gang].running;
+    ++gangs_[spec.gang].finished;
+  }
   if (spec.job != kNoJob) {
     JobState& js = jobs_[spec.job];
     --js.active;
@@ -320,29 +526,56 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
       create_job_pods(spec.job);
     }
   }
+  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
 void Simulation::evict(PodId victim, PodId preemptor, NodeId node) {
+  (void)node;  // victims run on the nominated node
+  terminate(victim, "preempt", fmt::format("preempted by {}", cluster_.spec(preemptor).name));
+}
+
+void Simulation::terminate(PodId victim, std::string_view kind, const std::string& detail) {
   PodState& s = cluster_.pod(victim);
-  if (s.phase != PodPhase::kRunning) return;  // already leaving
+  if (s.phase != PodPhase::kRunning && s.phase != PodPhase::kCrashBackoff) return;  // leaving
   const PodSpec& spec = cluster_.spec(victim);
-  if (spec.duration != kEndOfTime) --pending_finishes_;
+  if (s.phase == PodPhase::kRunning && spec.duration != kEndOfTime) --pending_finishes_;
+  if (s.phase == PodPhase::kCrashBackoff) --pending_restarts_;
+  const bool was_running = s.phase == PodPhase::kRunning;
   ++s.finish_version;  // cancels the pending completion
+  ++s.run_version;     // and any memory check or restart
   s.phase = PodPhase::kTerminating;
   const SimTime now = engine_.now();
-  if (opt_.restart_from_scratch) {
-    s.gpu_seconds_lost +=
-        to_seconds(now - s.start) * pod_gpu_devices(spec) * (pod_milli_per_gpu(spec) / 1000.0);
+  if (opt_.restart_from_scratch && was_running) {
+    s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_share(victim);
   }
   ++terminating_;
-  record("preempt", victim, node, fmt::format("preempted by {}", cluster_.spec(preemptor).name));
-  engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.finish_version);
+  record(kind, victim, s.node, detail);
+  reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up
+  engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.run_version);
+  gang_member_stopped(victim, kind);
+}
+
+void Simulation::gang_member_stopped(PodId pod, std::string_view kind) {
+  const PodSpec& spec = cluster_.spec(pod);
+  if (spec.gang == kNoGang) return;
+  // A gang does not run partly: losing one member restarts all of them. A member in
+  // CrashLoopBackOff still holds its devices and counts as running.
+  --gangs_[spec.gang].running;
+  const std::vector<PodId> members = gangs_[spec.gang].members;
+  for (PodId m : members) {
+    const PodPhase ph = cluster_.pod(m).phase;
+    if (ph == PodPhase::kRunning || ph == PodPhase::kCrashBackoff) {
+      terminate(m, kind,
+                fmt::format("gang {} restarts: its member {} was stopped",
+                            world_->gangs[spec.gang].name, spec.name));
+    }
+  }
 }
 
 void Simulation::on_terminated(PodId pod, std::uint64_t version) {
   PodState& s = cluster_.pod(pod);
-  if (s.finish_version != version || s.phase != PodPhase::kTerminating) return;
+  if (s.run_version != version || s.phase != PodPhase::kTerminating) return;
   --terminating_;
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
@@ -353,8 +586,10 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
     s.pending_since = engine_.now();
     s.last_reason = 0;
     record("requeue", pod, node, "recreated after preemption");
-    queue_.add(pod, spec.priority, engine_.now());
-    request_cycle();
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+      enqueue_for_scheduling(pod);
+    }
   } else {
     s.phase = PodPhase::kPreempted;
     s.end = engine_.now();
@@ -364,8 +599,137 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
       --js.active;
       ++js.failed;
     }
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   }
   cluster_event(fw::kEvAssignedPodDeleted);
+}
+
+double Simulation::gpu_share(PodId pod) const {
+  // The GPUs a pod occupies, for lost-GPU-time accounting: whole GPUs count 1, a MIG instance its
+  // compute share, a time-sliced or MPS replica 1/replicas, a GPU share milli/1000.
+  const PodState& s = cluster_.pod(pod);
+  const PodSpec& spec = cluster_.spec(pod);
+  if (s.node == kNoNode) return 0;
+  if (s.units.empty()) return is_share_pod(spec) ? spec.gpu_milli / 1000.0 : 0.0;
+  const NodeInfo& n = cluster_.node(s.node);
+  double share = 0;
+  for (std::uint16_t u : s.units) share += n.units[u].alloc_weight / std::max<std::uint16_t>(1, n.units[u].replicas);
+  return share;
+}
+
+void Simulation::on_memory_peak(PodId pod, std::uint64_t version) {
+  PodState& s = cluster_.pod(pod);
+  if (s.run_version != version || s.phase != PodPhase::kRunning) return;
+  if (opt_.device_model->out_of_memory(cluster_, pod)) {
+    oom_kill(pod);
+    return;
+  }
+  s.memory_peaked = true;
+}
+
+void Simulation::oom_kill(PodId pod) {
+  PodState& s = cluster_.pod(pod);
+  const PodSpec& spec = cluster_.spec(pod);
+  const NodeId node = s.node;
+  const SimTime now = engine_.now();
+  ++s.oom_kills;
+  s.gpu_seconds_lost_oom += to_seconds(now - s.start) * gpu_share(pod);
+  if (spec.duration != kEndOfTime) --pending_finishes_;
+  ++s.finish_version;
+  ++s.run_version;
+  const bool can_retry = s.restarts < spec.max_restarts;
+  if (spec.restart_policy != RestartPolicy::kNever && can_retry) {
+    // The kubelet restarts the container in place after CrashLoopBackOff: 10 s doubling to 5 min.
+    ++s.restarts;
+    SimDuration backoff = 10 * kSecond;
+    for (int i = 1; i < s.restarts && backoff < 5 * kMinute; ++i) backoff *= 2;
+    backoff = std::min(backoff, 5 * kMinute);
+    s.phase = PodPhase::kCrashBackoff;
+    s.restart_at = now + backoff;
+    s.memory_peaked = false;
+    record("oom_kill", pod, node, fmt::format("OOMKilled; restarting in place in {}", format_duration(backoff)));
+    reevaluate(node, s.gpus);
+    ++pending_restarts_;
+    engine_.schedule(now + backoff, kRestart, pod, s.run_version);
+    return;
+  }
+  if (spec.restart_policy == RestartPolicy::kNever && spec.requeue_on_preemption && can_retry) {
+    // A Job's pod: the controller creates a replacement after its back-off (10 s doubling, 6 min).
+    ++s.restarts;
+    SimDuration backoff = 10 * kSecond;
+    for (int i = 1; i < s.restarts && backoff < 6 * kMinute; ++i) backoff *= 2;
+    backoff = std::min(backoff, 6 * kMinute);
+    s.phase = PodPhase::kPending;  // the replacement, not yet queued
+    release_pod(pod);
+    s.pending_since = now;
+    s.last_reason = 0;
+    record("oom_kill", pod, node, fmt::format("OOMKilled; recreated in {}", format_duration(backoff)));
+    ++pending_restarts_;
+    engine_.schedule(now + backoff, kRecreate, pod, 0);
+    gang_member_stopped(pod, "oom_kill");
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    cluster_event(fw::kEvAssignedPodDeleted);
+    return;
+  }
+  fail_pod(pod, PodPhase::kOomKilled, "oom_kill", "OOMKilled; no restarts left");
+}
+
+void Simulation::on_restart(PodId pod, std::uint64_t version) {
+  PodState& s = cluster_.pod(pod);
+  if (s.run_version != version || s.phase != PodPhase::kCrashBackoff) return;
+  --pending_restarts_;
+  const PodSpec& spec = cluster_.spec(pod);
+  const SimTime now = engine_.now();
+  s.phase = PodPhase::kRunning;
+  s.start = now;
+  s.work_left = spec.duration;
+  s.progress_at = -1;
+  s.rate = -1;
+  ++s.runs;
+  ++s.run_version;
+  record("restart", pod, s.node, "container restarted after OOM");
+  if (spec.duration != kEndOfTime) ++pending_finishes_;
+  reevaluate(s.node, s.gpus);
+  engine_.schedule(now + opt_.device_model->memory_ramp(), kMemoryPeak, pod, s.run_version);
+}
+
+void Simulation::on_recreate(PodId pod) {
+  --pending_restarts_;
+  PodState& s = cluster_.pod(pod);
+  if (s.phase != PodPhase::kPending) return;
+  queue_.add(pod, cluster_.spec(pod).priority, engine_.now());
+  record("requeue", pod, kNoNode, "recreated after OOM");
+  request_cycle();
+}
+
+void Simulation::on_reconfigure_tick() {
+  if (opt_.reconfigurer == nullptr) return;
+  std::vector<PodId> pending;
+  for (PodId p = 0; p < cluster_.pods().size(); ++p) {
+    if (cluster_.pod(p).phase == PodPhase::kPending && queue_.contains(p)) pending.push_back(p);
+  }
+  if (pending.empty()) return;
+  const SimTime now = engine_.now();
+  for (const Relayout& r : opt_.reconfigurer->plan(cluster_, pending)) {
+    const NodeInfo& n = cluster_.node(r.node);
+    const GpuDeviceState& g = n.gpus.at(r.gpu);
+    if (g.holders != 0 || g.reconfiguring) continue;  // only idle GPUs change layout
+    integrate();
+    cluster_.begin_reconfigure(r.node, r.gpu);
+    ledger_.node_changed(r.node);
+    target_layouts_[{r.node, r.gpu}] = r.layout;
+    ++reconfiguring_;
+    record("mig_reconfigure", kNoPod, r.node,
+           fmt::format("GPU {} to {} instance(s), {} to apply", r.gpu, r.layout.instances.size(),
+                       format_duration(opt_.reconfigurer->duration())));
+    engine_.schedule(now + opt_.reconfigurer->duration(), kReconfigureEnd, r.node, r.gpu);
+  }
+}
+
+void Simulation::arm_reconfigure() {
+  if (opt_.reconfigurer == nullptr || reconfigure_armed_) return;
+  reconfigure_armed_ = true;
+  engine_.schedule(engine_.now() + opt_.reconfigure_interval, kReconfigureTick);
 }
 
 void Simulation::refresh_fragmentation() {
@@ -390,10 +754,12 @@ SampleRecord Simulation::make_sample() {
   r.gpu_memory_allocated_mib = t.gpu_memory_allocated_mib;
   r.gpu_memory_used_mib = t.gpu_memory_used_mib;
   r.pods_running = t.pods_running;
-  r.pods_pending = static_cast<std::int64_t>(queue_.size());
+  // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
+  r.pods_pending = static_cast<std::int64_t>(
+      queue_.size() + parked_ + (opt_.admission != nullptr ? opt_.admission->held_pods() : 0));
   r.fragmented_gpus = frag_total_ / 1000.0;
   r.power_w = t.power_w;
-  r.cost_per_hour = t.cost_per_hour;
+  r.cost_per_hour = ledger_.cost_per_hour();  // hardware + energy
   ++sample_stats_.count;
   const double free = t.gpus_total - t.gpus_allocated;
   if (free > 1e-9) {
@@ -404,10 +770,17 @@ SampleRecord Simulation::make_sample() {
   return r;
 }
 
+void Simulation::record_pool_samples() {
+  for (const PoolSampleRecord& p : ledger_.pool_samples(engine_.now(), node_frag_))
+    recorder_->record_pool_sample(p);
+}
+
 void Simulation::on_sample() {
   integrate();
   refresh_fragmentation();
   recorder_->record_sample(make_sample());
+  if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+  record_pool_samples();
   const SimTime next = engine_.now() + opt_.sample_interval;
   if (has_hard_work() || (opt_.horizon != kEndOfTime && next <= opt_.horizon)) {
     engine_.schedule(next, kSample);

@@ -7,14 +7,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
+#include "sim/device_model.hpp"
+#include "sim/reconfigurer.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
+#include "sim/queueing/admission.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -46,6 +51,19 @@ struct SimulationOptions {
   bool time_samples = true;
   // Called after every scheduling attempt with the cluster as the attempt left it.
   std::function<void(PodId pod, bool placed, const Cluster& cluster)> after_attempt;
+  // The admission layer in front of the scheduling queue (Kueue), or nullptr: pods then go
+  // straight to the scheduler. Not owned; it must outlive the run.
+  AdmissionController* admission = nullptr;
+  // Cost attribution: energy price and PUE, and what fraction of a device a pod is charged for
+  // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
+  EnergyPricing energy;
+  const DeviceCharge* charge = nullptr;
+  // Speed, busy and memory rules of the devices. nullptr: every pod runs at its GPU model's
+  // relative speed and nothing runs out of memory.
+  const DeviceModel* device_model = nullptr;
+  // A MIG re-layout policy run now and then while pods wait (nullptr: layouts never change).
+  MigReconfigurer* reconfigurer = nullptr;
+  SimDuration reconfigure_interval = kMinute;
 };
 
 struct RunResult {
@@ -56,7 +74,7 @@ struct RunResult {
   std::uint64_t cycles = 0;
 };
 
-class Simulation final : public EventHandler {
+class Simulation final : public EventHandler, private AdmissionHost {
  public:
   Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
              Recorder& recorder, SimulationOptions options);
@@ -68,7 +86,7 @@ class Simulation final : public EventHandler {
   // Stops at the next event boundary (e.g. on SIGINT); run() then throws Interrupted.
   void request_stop() { stop_requested_ = true; }
 
-  const Cluster& cluster() const { return cluster_; }
+  const Cluster& cluster() const override { return cluster_; }
   void handle(const Event& event, Engine& engine) override;
 
  private:
@@ -80,6 +98,13 @@ class Simulation final : public EventHandler {
     kBackoffWake,
     kSample,
     kLeftoverFlush,
+    kAdmissionCycle,
+    kAdmissionTimer,
+    kMemoryPeak,      // a pod reaches its peak GPU memory: OOM check
+    kRestart,         // a crashed container restarts in place
+    kRecreate,        // a controller recreates an OOM-killed pod
+    kReconfigureEnd,  // a MIG re-layout finishes (subject: node, data: gpu)
+    kReconfigureTick, // time to let the re-layout policy look at pending demand
   };
 
   void on_arrival(SimTime t);
@@ -87,21 +112,53 @@ class Simulation final : public EventHandler {
   void on_pod_finish(PodId pod, std::uint64_t version);
   void on_terminated(PodId pod, std::uint64_t version);
   void on_sample();
+  void on_memory_peak(PodId pod, std::uint64_t version);
+  void on_restart(PodId pod, std::uint64_t version);
+  void on_recreate(PodId pod);
+  void on_reconfigure_tick();
+  void oom_kill(PodId pod);
+  // Recomputes the speed of every pod computing on these GPUs of `node` (and of pods sharing a
+  // GPU with them) and the GPUs' busy fractions.
+  void reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus);
+  void set_rate(PodId pod, double rate);
+  double gpu_share(PodId pod) const;
+  void arm_reconfigure();
+  void fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail);
 
   void admit_pod(PodId pod);
   void create_job_pods(JobId job);
   void bind_pod(PodId pod, const fw::Placement& placement);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
+  // Starts the grace period of a running pod (preemption, a gang restart, a Kueue eviction).
+  void terminate(PodId pod, std::string_view kind, const std::string& detail);
+  // A gang member stopped running (preempted, evicted, OOM-killed): the rest of its gang stops too.
+  void gang_member_stopped(PodId pod, std::string_view kind);
   void cluster_event(fw::EventMask ev);
   void request_cycle();
   void arm_backoff_wake();
   bool has_hard_work() const;
   void integrate();
+  // A running pod's progress rate: its own, or its gang's slowest member's.
   double pod_rate(PodId pod, NodeId node) const;
+  double own_rate(PodId pod, NodeId node) const;
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
   SampleRecord make_sample();
+  void record_pool_samples();
   void refresh_fragmentation();
+
+  // Gangs and the admission layer (simulation_queueing.cpp).
+  void enqueue_for_scheduling(PodId pod);
+  void place_gang(PodId leader);
+  void check_queueing_invariants() const;
+  SimTime now() const override { return engine_.now(); }
+  void release_to_scheduler(PodId pod) override { enqueue_for_scheduling(pod); }
+  void withdraw(PodId pod, const std::string& why) override;
+  void record(std::string_view kind, PodId pod, std::string detail) override {
+    record(kind, pod, kNoNode, std::move(detail));
+  }
+  void wake_at(SimTime t) override;
+  void request_admission() override;
 
   World* world_;
   Cluster cluster_;
@@ -130,11 +187,29 @@ class Simulation final : public EventHandler {
   bool stop_requested_ = false;
   std::int64_t terminating_ = 0;
   std::int64_t pending_finishes_ = 0;  // running pods with a completion event scheduled
+  std::int64_t pending_restarts_ = 0;  // crash back-offs and recreations waiting
+  std::int64_t reconfiguring_ = 0;     // MIG re-layouts in progress
+  bool reconfigure_armed_ = false;
+  std::map<std::pair<NodeId, std::uint16_t>, GpuLayout> target_layouts_;
   Integrals integrals_;
+  CostLedger ledger_;
   SampleStats sample_stats_;
   std::vector<double> node_frag_;
   std::vector<std::uint64_t> node_frag_gen_;
   double frag_total_ = 0;
+
+  // A gang waits in the scheduling queue as one member (the leader); the others are parked
+  // until the leader's attempt places them all or none.
+  struct GangRun {
+    std::vector<PodId> members;  // every pod of the gang that became pending
+    PodId leader = kNoPod;
+    std::vector<PodId> parked;
+    std::int32_t running = 0;   // members in phase Running
+    std::int32_t finished = 0;  // members that ended since the gang was last placed
+  };
+  std::vector<GangRun> gangs_;
+  std::size_t parked_ = 0;
+  bool admission_scheduled_ = false;
 };
 
 class Interrupted : public std::runtime_error {

@@ -12,9 +12,23 @@
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/pod.hpp"
+#include "sim/queueing/queue_config.hpp"
 #include "sim/resources.hpp"
 
 namespace capsim {
+
+// A MIG profile as the core needs it (geometry and naming rules live in models/).
+struct MigProfileInfo {
+  std::string name;           // "1g.10gb", "1g.10gb+me"
+  std::string resource_name;  // mixed-strategy resource: "nvidia.com/mig-1g.10gb.me"
+  std::int32_t compute_slices = 0;
+  std::int32_t memory_slices = 0;
+  std::int64_t memory_bytes = 0;
+  std::int32_t sms = 0;
+  std::vector<std::int32_t> start_slots;
+  std::int32_t max_instances = 0;
+  bool media_extensions = false;  // "+me"
+};
 
 // The slice of a catalog GPU model the core needs (the full catalog lives in models/).
 struct GpuModelInfo {
@@ -25,6 +39,10 @@ struct GpuModelInfo {
   double idle_w = 0;
   double price_per_hour = 0;  // USD per GPU-hour
   double relative_speed = 1.0;
+  std::string product_label;  // nvidia.com/gpu.product value (GPU Feature Discovery)
+  std::int32_t mig_memory_slots = 0;
+  std::int32_t mig_compute_slots = 0;
+  std::vector<MigProfileInfo> mig_profiles;
 };
 
 struct PriorityClassInfo {
@@ -46,6 +64,14 @@ struct JobSpec {
   std::string source;
 };
 
+// A gang: pods (sharing PodSpec::gang) that the simulation places all-or-nothing, like Volcano's
+// PodGroup minMember or Kueue's all-or-nothing admission.
+struct GangSpec {
+  std::string name;
+  std::int32_t min_member = 1;  // pods that must be placed together
+  std::string source;
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -62,6 +88,8 @@ struct World {
   std::vector<JobSpec> jobs;
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";
+  std::vector<GangSpec> gangs;
+  queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
 
   Sym empty_sym() { return strings.intern(""); }
 };

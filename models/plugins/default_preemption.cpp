@@ -18,26 +18,8 @@ DefaultPreemption::DefaultPreemption(PluginContext& ctx, DefaultPreemptionArgs a
 
 namespace {
 
-// Removes a pod from a scratch copy of a node: requests and devices.
-void scratch_remove(NodeInfo& n, const PodSpec& s, const PodState& ps) {
-  n.remove_requests(s);
-  const std::int32_t milli = pod_milli_per_gpu(s);
-  for (std::uint16_t g : ps.gpus) {
-    auto& d = n.gpus[g];
-    d.milli_used -= milli;
-    if (d.milli_used == 0) ++n.free_whole_gpus;
-  }
-}
-
-void scratch_add(NodeInfo& n, const PodSpec& s, const PodState& ps) {
-  n.add_requests(s);
-  const std::int32_t milli = pod_milli_per_gpu(s);
-  for (std::uint16_t g : ps.gpus) {
-    auto& d = n.gpus[g];
-    if (d.milli_used == 0) --n.free_whole_gpus;
-    d.milli_used += milli;
-  }
-}
+void scratch_remove(NodeInfo& n, const PodSpec& s, const PodState& ps) { apply_holdings(n, s, ps, -1); }
+void scratch_add(NodeInfo& n, const PodSpec& s, const PodState& ps) { apply_holdings(n, s, ps, +1); }
 
 // MoreImportantPod: higher priority, then earlier start.
 bool more_important(const fw::Snapshot& snap, PodId a, PodId b) {

@@ -1,9 +1,20 @@
-// GpuDevices: capsim's device-level view of GPUs, the part the kubelet's device manager and the
-// NVIDIA device plugin decide in a real cluster. Filter: the node has a GPU model the pod allows,
-// and (for GPU-share pods) one GPU with enough of its capacity left. Reserve: picks the GPU
-// indices. Whole-GPU pods take an aligned block when one is free (0-3 or 4-7 for a 4-GPU pod on an
-// 8-GPU node, as NVLink-aware preferred allocation tends to), otherwise the lowest free indices;
-// share pods take the fullest GPU that still fits (best fit).
+// GpuDevices: the device-level decisions NVIDIA's device plugin and the kubelet's device manager
+// make in a real cluster, as a Filter and a Reserve plugin.
+// Filter: the node has a GPU model the pod allows; it has enough free device units of every
+// device resource the pod asks for (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-*),
+// counting a whole GPU only if no GPU-share pod sits on it; a GPU-share pod (gpu_milli) needs one
+// whole, non-MIG, non-shared GPU with enough of its capacity left.
+// Reserve: picks the units.
+//   - whole GPUs: an aligned free block when there is one (0-3 or 4-7 for a 4-GPU pod on an
+//     8-GPU node, as NVLink-aware preferred allocation tends to), else the lowest free indices;
+//   - MIG instances: on the GPU with the fewest free instances first (packing keeps other GPUs
+//     empty, so they can be re-laid out), then by GPU and start slot;
+//   - time-sliced or MPS replicas: the least-used device first (spreading load), lowest index on
+//     ties; a pod asking for two replicas may get two of one device, as the plugin allows;
+//   - GPU shares: the fullest GPU that still fits (best fit).
+// A request the device plugin would refuse at admission (more than one shared replica with
+// failRequestsGreaterThanOne, more than one MPS replica) is marked in the Placement; the pod then
+// fails as with UnexpectedAdmissionError.
 #pragma once
 
 #include "models/plugins/plugin_context.hpp"
@@ -28,17 +39,19 @@ class GpuDevices final : public fw::Plugin,
   fw::Status reserve(fw::CycleState& state, const PodSpec& pod, const NodeInfo& node,
                      fw::Placement& placement) override;
 
-  fw::QuickChecks quick_checks() const override { return {false, true}; }
-
  private:
   fw::ReasonId wrong_model_;
   fw::ReasonId no_gpu_;
   fw::ReasonId insufficient_share_;
-  fw::ReasonId insufficient_devices_;
+  std::vector<fw::ReasonId> insufficient_devices_;  // per resource id
 };
 
-// Picks `count` free GPUs (milli_used == 0) on `node`: an aligned power-of-two block if one is
-// free, else the lowest free indices. Returns false if fewer than `count` are free.
-bool pick_whole_gpus(const NodeInfo& node, std::int32_t count, std::vector<std::uint16_t>& out);
+// Picks `count` free whole-GPU units on `node`: an aligned power-of-two block of GPUs if one is
+// free, else the lowest free indices. Appends unit indices; false if fewer are free.
+bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_t count,
+                          std::vector<std::uint16_t>& out);
+// Units of `resource` a pod could still take on `node` (replicas left; whole GPUs only if no
+// GPU-share pod is on them).
+std::int32_t free_units(const NodeInfo& node, ResourceId resource);
 
 }  // namespace capsim::plugins

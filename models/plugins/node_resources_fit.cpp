@@ -44,7 +44,7 @@ AllocReq allocatable_and_requested(const NodeInfo& node, ResourceId r, std::int6
                                    bool use_requested) {
   // An extended resource the pod does not request is skipped (returns 0, 0).
   if (pod_request == 0 && ResourceNames::is_scalar(r)) return {};
-  const std::int64_t alloc = node.spec->allocatable[r];
+  const std::int64_t alloc = node.allocatable[r];
   if (r == kCpu || r == kMemory) {
     const ResourceVec& req = use_requested ? node.requested : node.nonzero_requested;
     return {alloc, req[r] + pod_request};
@@ -73,7 +73,7 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
                                     const NodeInfo& node) const {
   fw::Status st;
   bool unresolvable = false;
-  const ResourceVec& alloc = node.spec->allocatable;
+  const ResourceVec& alloc = node.allocatable;
   if (node.requested[kPods] + 1 > alloc[kPods]) {
     st.code = fw::Code::kUnschedulable;
     st.add_reason(too_many_pods_);

@@ -61,7 +61,7 @@ class NodeResourcesFit final : public fw::Plugin,
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
   fw::QuickChecks quick_checks() const override {
-    return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu], false};
+    return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu]};
   }
   // Exact when the pod asks only for cpu, memory and nvidia.com/gpu: those and a pod slot.
   bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,

@@ -1,5 +1,7 @@
 #include "models/plugins/open_gpu_share.hpp"
 
+#include <algorithm>
+
 #include "models/plugins/fgd_score.hpp"
 #include "models/plugins/gpu_share.hpp"
 
@@ -58,13 +60,24 @@ bool OpenGpuShare::quick_requirement(const fw::CycleState& /*state*/, const PodS
 
 fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,
                                  const NodeInfo& node, fw::Placement& placement) {
-  placement.gpus.clear();
+  placement.units.clear();
+  placement.share_gpu = -1;
   const ShareRequest r = share_request(pod);
   if (!r.wants_gpu()) return fw::Status::success();
   const GpuLeft g = gpu_left(node);
   if (!r.is_share()) {
-    if (!first_free_gpus(g.span(), r.count, placement.gpus)) {
+    std::vector<std::uint16_t> gpus;
+    if (!first_free_gpus(g.span(), r.count, gpus)) {
       return fw::Status::unschedulable(insufficient_devices_);
+    }
+    // Whole GPUs are held through their nvidia.com/gpu device units (one per unshared GPU).
+    for (std::uint16_t gi : gpus) {
+      const auto it = std::find_if(node.units.begin(), node.units.end(), [&](const DeviceUnit& u) {
+        return u.alive() && u.gpu == gi && u.instance < 0 && u.resource == kNvidiaGpu &&
+               u.used < u.replicas;
+      });
+      if (it == node.units.end()) return fw::Status::unschedulable(insufficient_devices_);
+      placement.units.push_back(static_cast<std::uint16_t>(it - node.units.begin()));
     }
     return fw::Status::success();
   }
@@ -91,7 +104,7 @@ fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,
       break;
   }
   if (gpu < 0) return fw::Status::unschedulable(insufficient_share_);
-  placement.gpus.push_back(static_cast<std::uint16_t>(gpu));
+  placement.share_gpu = gpu;
   return fw::Status::success();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -22,6 +23,7 @@ std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
     RandomStream durations(seed, "duration/" + t.name);
     RandomStream usage(seed, "usage/" + t.name);
     RandomStream failures(seed, "failures/" + t.name);
+    RandomStream kernel_width(seed, "sm/" + t.name);
     // Thinning (Lewis-Shedler): candidates at the peak rate, kept with probability
     // rate(t) / peak rate.
     const double peak = t.rate_per_hour * (1.0 + t.cycle_amplitude);
@@ -45,8 +47,8 @@ std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
       if (gpus > 0) {
         p.requests.set(kCpu, t.cpu_per_gpu_milli * gpus);
         p.requests.set(kMemory, t.memory_per_gpu * gpus);
-        p.requests.set(kNvidiaGpu, gpus);
-        p.gpu_count = static_cast<std::int32_t>(gpus);
+        p.requests.set(t.gpu_resource, gpus);
+        if (t.gpu_resource == kNvidiaGpu) p.gpu_count = static_cast<std::int32_t>(gpus);
       } else {
         p.requests.set(kCpu, t.cpu_milli_cpu_only);
         p.requests.set(kMemory, t.memory_cpu_only);
@@ -55,6 +57,9 @@ std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
       p.duration = from_seconds(secs);
       p.gpu_util = std::clamp(t.gpu_util.sample(usage), 0.0, 1.0);
       p.gpu_memory_used = static_cast<std::int64_t>(std::max(0.0, t.gpu_memory.sample(usage)));
+      if (t.gpu_sm_fraction) {
+        p.gpu_sm_fraction = std::clamp(t.gpu_sm_fraction->sample(kernel_width), 0.001, 1.0);
+      }
       p.fails = t.fail_probability > 0 && failures.bernoulli(t.fail_probability);
       p.node_selector = t.node_selector;
       p.affinity = t.affinity;

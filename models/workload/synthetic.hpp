@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct TenantSpec {
   Distribution duration = Distribution::fixed(3600);  // seconds on a reference GPU
   Distribution gpu_util = Distribution::fixed(1.0);   // busy fraction
   Distribution gpu_memory = Distribution::fixed(0);   // bytes used per GPU (0: the whole GPU)
+  // Share of a whole GPU's SMs its kernels use (drawn from its own stream only when given).
+  std::optional<Distribution> gpu_sm_fraction;
   std::int64_t cpu_per_gpu_milli = 8000;
   std::int64_t memory_per_gpu = 64LL << 30;
   std::int64_t cpu_milli_cpu_only = 2000;  // CPU-only pods
@@ -36,6 +39,8 @@ struct TenantSpec {
   NodeAffinity affinity;
   std::vector<Toleration> tolerations;
   std::vector<GpuModelId> gpu_models;
+  // The device resource GPU pods ask for: nvidia.com/gpu, or e.g. nvidia.com/mig-1g.10gb.
+  ResourceId gpu_resource = kNvidiaGpu;
   SimDuration termination_grace = 30 * kSecond;
 };
 

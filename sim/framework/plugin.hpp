@@ -189,10 +189,13 @@ class ScorePlugin {
                          std::span<std::int64_t> /*scores*/) const {}
 };
 
-// The devices and node a pod is about to be bound to; Reserve plugins fill `gpus`.
+// The node and devices a pod is about to be bound to; Reserve plugins fill the devices.
 struct Placement {
   NodeId node = kNoNode;
-  std::vector<std::uint16_t> gpus;
+  std::vector<std::uint16_t> units;  // device units (NodeInfo::units), may repeat
+  std::int32_t share_gpu = -1;       // a GPU-share pod's GPU
+  // Set when the kubelet would refuse the devices at admission (the pod then fails).
+  std::string admission_error;
 };
 
 class ReservePlugin {

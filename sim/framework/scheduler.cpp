@@ -279,7 +279,8 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
 
   // 6. Reserve (devices) and Bind.
   result.placement.node = chosen;
-  result.placement.gpus.clear();
+  result.placement.units.clear();
+  result.placement.share_gpu = -1;
   Status rs = fw_->run_reserve(state_, spec, nodes[chosen], result.placement);
   if (!rs.is_success()) {
     diagnosis_.node_statuses.clear();

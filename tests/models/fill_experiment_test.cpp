@@ -136,7 +136,7 @@ TEST_CASE("the fill curve averages the arrivals that round to each percentage") 
   Cluster cluster(tw.world());
   for (PodId p = 0; p < 4; ++p) {
     cluster.pod(p).phase = PodPhase::kRunning;
-    cluster.bind(p, 0, std::vector<std::uint16_t>{0});
+    cluster.bind(p, 0, {}, 0);  // a share of GPU 0
     curve.observe(p, true, cluster);
   }
   curve.observe(big, false, cluster);

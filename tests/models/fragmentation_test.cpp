@@ -100,7 +100,7 @@ TEST_CASE("the fragment of a NodeInfo uses its GPUs' milli left and its free CPU
   Cluster cluster(tw.world());
   CHECK(m.node_fragment_milli(cluster.node(0)) == doctest::Approx(0));
   cluster.pod(p).phase = PodPhase::kRunning;
-  cluster.bind(p, 0, std::vector<std::uint16_t>{1});
+  cluster.bind(p, 0, {}, 1);
   // GPU 1 has 400 left, below 500: fragment 400 (6000 millicores free >= 4000).
   CHECK(m.node_fragment_milli(cluster.node(0)) == doctest::Approx(400));
 }

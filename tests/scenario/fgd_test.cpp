@@ -185,7 +185,7 @@ TEST_SUITE("scenario") {
                      (dir / "p5.csv").string() + "' 2>/dev/null") == 65);
     CHECK(run_binary("import alibaba-openb '" + slice + "pods5.csv' -o '" +
                      (dir / "p5.csv").string() + "' --duration 1h 2>/dev/null") == 0);
-    CHECK(run_binary("import helios x.csv -o y.csv 2>/dev/null") == 2);
+    CHECK(run_binary("import nosuch x.csv -o y.csv 2>/dev/null") == 2);
     // validate recognises the openb lists by their header and reports broken rows.
     CHECK(run_binary("validate '" + slice + "nodes.csv' '" + slice + "pods.csv' > '" +
                      (dir / "v.txt").string() + "'") == 0);

@@ -6,8 +6,11 @@
 #include <optional>
 
 #include "models/fill_experiment.hpp"
+#include "models/device_model.hpp"
 #include "models/fragmentation.hpp"
+#include "models/mig_reconfigure.hpp"
 #include "models/plugin_registry.hpp"
+#include "sim/queueing/kueue_admission.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace capsim {
@@ -53,6 +56,16 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   opt.progress = req.progress;
   opt.should_stop = req.should_stop;
   opt.fragmentation = &frag;
+  SharingDeviceModel device_model(s.device_params);
+  opt.device_model = &device_model;
+  PendingDemandReconfigurer reconfigurer(s.mig_reconfiguration_time);
+  if (s.mig_reconfiguration) {
+    opt.reconfigurer = &reconfigurer;
+    opt.reconfigure_interval = s.mig_reconfiguration_interval;
+  }
+  // Kueue admission in front of the scheduler when the scenario has ClusterQueues.
+  const std::unique_ptr<AdmissionController> admission = queueing::make_admission(*s.world);
+  opt.admission = admission.get();
 
   out.info.scenario = s.name;
   out.info.scenario_path = s.path;

@@ -21,15 +21,19 @@ constexpr const char* kArrival = "capsim.io/arrival";
 constexpr const char* kDuration = "capsim.io/duration";
 constexpr const char* kLongRunning = "capsim.io/long-running";
 constexpr const char* kGpuUtil = "capsim.io/gpu-util";
+constexpr const char* kGpuSmFraction = "capsim.io/gpu-sm-fraction";
 constexpr const char* kGpuMemory = "capsim.io/gpu-memory";
 constexpr const char* kGpuMilli = "capsim.io/gpu-milli";
 constexpr const char* kFails = "capsim.io/fails";
 constexpr const char* kQueue = "capsim.io/queue";
 constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
+constexpr const char* kGang = "capsim.io/gang";
 
 const std::vector<std::string>& pod_annotations() {
-  static const std::vector<std::string> k = {kArrival,   kDuration, kLongRunning, kGpuUtil,
-                                             kGpuMemory, kGpuMilli, kFails,       kQueue};
+  static const std::vector<std::string> k = {kArrival,  kDuration,      kLongRunning,
+                                             kGpuUtil,  kGpuSmFraction, kGpuMemory,
+                                             kGpuMilli, kFails,         kQueue,
+                                             kGang};
   return k;
 }
 
@@ -359,6 +363,9 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     restart->fail(fmt::format("unknown restartPolicy '{}'{}; use Always, OnFailure or Never", rp,
                               did_you_mean(rp, {"Always", "OnFailure", "Never"})));
   }
+  // The kubelet restarts a bare pod's containers without limit; a Job's backoffLimit bounds its
+  // pods (set by the Job loader).
+  if (owner == PodOwner::kBare) p.max_restarts = std::numeric_limits<std::int32_t>::max();
   if (owner == PodOwner::kJob && p.restart_policy == RestartPolicy::kAlways) {
     (restart ? *restart : spec_node)
         .fail(
@@ -438,6 +445,7 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
                     what, kDuration, kLongRunning));
   }
   if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
+  if (auto v = a.get(kGpuSmFraction)) p.gpu_sm_fraction = v->number(0.001, 1.0);
   if (auto v = a.get(kGpuMemory)) p.gpu_memory_used = v->quantity(0);
   if (auto v = a.get(kGpuMilli)) p.gpu_milli = static_cast<std::int32_t>(v->integer(1, 999));
   if (auto v = a.get(kFails)) p.fails = v->boolean();
@@ -501,6 +509,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
   // GPUs: the advertised count, divided by the replicas of a time-sliced or MPS-shared node
   // (GPU Feature Discovery's nvidia.com/gpu.replicas and gpu.sharing-strategy labels).
   std::int64_t gpus = node.capacity[kNvidiaGpu];
+  bool renamed = false;
+  if (auto sid = b.world().resources.find("nvidia.com/gpu.shared"); sid && gpus == 0) {
+    gpus = node.capacity[*sid];  // renameByDefault: the shared resource carries the count
+    renamed = gpus > 0;
+  }
   const auto strategy = label_value(node.labels, "nvidia.com/gpu.sharing-strategy", pool);
   if (strategy && (*strategy == "time-slicing" || *strategy == "mps")) {
     const std::optional<YamlNode> rep = find_entry(labels_node, "nvidia.com/gpu.replicas");
@@ -513,6 +526,11 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
     }
     gpus /= replicas;
     node.sharing = *strategy == "mps" ? GpuSharing::kMps : GpuSharing::kTimeSlicing;
+    if (replicas > 1) {
+      node.devices.sharing = *strategy == "mps" ? ShareMode::kMps : ShareMode::kTimeSliced;
+      node.devices.shared = {SharedResource{"nvidia.com/gpu", static_cast<std::int32_t>(replicas)}};
+      node.devices.rename_by_default = renamed;
+    }
   }
 
   const GpuModel* model = nullptr;
@@ -576,6 +594,11 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   doc.ignore("status");
   SimAnnotations a;
   a.add(meta, "Pod");
+  if (auto g = a.get(kGang)) {
+    g->fail(
+        "capsim.io/gang applies to Jobs; group pods with the label "
+        "kueue.x-k8s.io/pod-group-name");
+  }
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name));
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
@@ -633,6 +656,11 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   if (tmeta) p.labels = tmeta->labels;
   p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
   p.labels.set(b.sym("job-name"), b.sym(job.name));
+  // Kueue reads its labels (queue name, workload priority class) from the Job object.
+  for (const char* key : {kQueueNameLabel, "kueue.x-k8s.io/priority-class"}) {
+    const Sym k = b.world().strings.find(key);
+    if (k != kNoSym && meta.labels.has(k) && !p.labels.has(k)) p.labels.set(k, meta.labels.get(k));
+  }
   parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kJob);
   tmpl.finish();
 
@@ -648,6 +676,21 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   p.queue = job.queue;
   p.max_restarts = static_cast<std::int32_t>(backoff);
   p.requeue_on_preemption = true;  // the Job controller recreates a preempted pod
+  // capsim.io/gang: "true" (all pods of a wave) or a minimum count places them all-or-nothing.
+  if (auto g = a.get(kGang)) {
+    const std::int32_t wave = std::min(job.parallelism, job.completions);
+    std::int32_t min_member = 0;
+    const std::string v = g->str();
+    if (v == "true") {
+      min_member = wave;
+    } else if (v != "false") {
+      min_member = static_cast<std::int32_t>(g->integer(1, wave));
+    }
+    if (min_member > 0) {
+      b.world().gangs.push_back(GangSpec{job.name, min_member, short_location(g->where())});
+      p.gang = static_cast<GangId>(b.world().gangs.size() - 1);
+    }
+  }
   b.add_job(std::move(job), located(doc.node()));
 }
 

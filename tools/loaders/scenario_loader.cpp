@@ -2,16 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
+#include "models/cost_model.hpp"
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
 #include "tools/loaders/alibaba_openb.hpp"
+#include "tools/loaders/device_config.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -38,6 +44,7 @@ struct Ctx {
   std::string data_dir;
   WorldBuilder* b;
   Scenario* s;
+  DeviceConfigs devices;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -77,6 +84,36 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
     gpus = static_cast<std::int32_t>(gm.req("count").integer(0, 64));
     gm.finish();
   }
+  // MIG layout and device-plugin sharing: pool fields, else the node labels the GPU Operator
+  // reads (nvidia.com/mig.config, nvidia.com/device-plugin.config).
+  std::string mig_config;
+  std::optional<MigStrategy> strategy;
+  std::string plugin_config;
+  std::optional<YamlNode> where_devices;
+  if (auto mg = m.opt("mig")) {
+    where_devices = mg;
+    if (mg->is_scalar()) {
+      mig_config = mg->str();
+    } else {
+      MapReader mm = mg->map();
+      mig_config = mm.req("config").str();
+      if (auto st = mm.opt("strategy")) {
+        strategy = parse_mig_strategy(st->str());
+        if (!strategy)
+          st->fail(fmt::format("strategy must be none, single or mixed, not '{}'", st->str()));
+      }
+      mm.finish();
+    }
+  }
+  if (auto sh = m.opt("sharing")) {
+    where_devices = sh;
+    if (sh->is_scalar()) {
+      plugin_config = sh->str();
+    } else {
+      plugin_config = "inline:" + (node.pool.empty() ? node.name : node.pool);
+      c.devices.add_device_plugin_inline(*sh, plugin_config);
+    }
+  }
   if (auto v = m.opt("cpu")) {
     node.capacity[kCpu] = v->quantity(3);
   } else {
@@ -105,7 +142,26 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
       node.allocatable[r] -= amount;
     }
   }
-  if (auto v = m.opt("labels")) node.labels = parse_labels(*v, b);
+  if (auto v = m.opt("labels")) {
+    node.labels = parse_labels(*v, b);
+    const StringPool& pool = b.world().strings;
+    if (mig_config.empty()) {
+      if (Sym l = node.labels.get(b.sym("nvidia.com/mig.config")); l != kNoSym)
+        mig_config = pool.str(l);
+    }
+    if (plugin_config.empty()) {
+      if (Sym l = node.labels.get(b.sym("nvidia.com/device-plugin.config")); l != kNoSym)
+        plugin_config = pool.str(l);
+    }
+  }
+  if (!mig_config.empty() || !plugin_config.empty()) {
+    const InputLocation at = where_devices ? where_devices->where() : m.node().where();
+    if (model == nullptr || gpus == 0)
+      throw InputError(InputErrorKind::kInvalid, at,
+                       "MIG and sharing need GPUs (gpu: {model, count})");
+    node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
+                                     plugin_config, at);
+  }
   if (auto v = m.opt("taints")) node.taints = parse_taints(*v, b);
   node.unschedulable = m.bool_or("unschedulable", false);
   if (auto v = m.opt("price_per_hour")) price = v->number(0, 1e9);
@@ -191,6 +247,7 @@ TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
   if (auto v = m.opt("duration")) ts.duration = Distribution::parse(*v, seconds_of);
   if (auto v = m.opt("gpu_util")) ts.gpu_util = Distribution::parse(*v, fraction);
   if (auto v = m.opt("gpu_memory")) ts.gpu_memory = Distribution::parse(*v, bytes);
+  if (auto v = m.opt("gpu_sm_fraction")) ts.gpu_sm_fraction = Distribution::parse(*v, fraction);
   if (auto v = m.opt("cpu_per_gpu")) ts.cpu_per_gpu_milli = v->quantity(3);
   if (auto v = m.opt("memory_per_gpu")) ts.memory_per_gpu = v->quantity(0);
   if (auto v = m.opt("cpu_only")) {
@@ -208,6 +265,16 @@ TenantSpec read_tenant(const YamlNode& t, Ctx& c, SimDuration window) {
   if (auto v = m.opt("node_affinity")) ts.affinity = parse_node_affinity(*v, b);
   if (auto v = m.opt("tolerations")) ts.tolerations = parse_tolerations(*v, b);
   if (auto v = m.opt("termination_grace")) ts.termination_grace = v->duration();
+  if (auto v = m.opt("gpu_resource")) {
+    const std::string name = v->str();
+    if (!is_device_resource(name)) {
+      v->fail(
+          fmt::format("'{}' is not a GPU device resource (nvidia.com/gpu, nvidia.com/gpu.shared "
+                      "or nvidia.com/mig-<profile>)",
+                      name));
+    }
+    ts.gpu_resource = b.resource(name, v->where());
+  }
   m.finish();
   return ts;
 }
@@ -243,13 +310,19 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
+      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
+        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
+        tm.finish();
+        continue;
+      }
       TraceOptions opt;
       opt.time_offset = tm.duration_or("time_offset", 0);
       opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
       opt.default_queue = tm.str_or("queue", "");
       if (format != "capsim" && format != "alibaba-openb") {
         tm.req("format").fail(
-            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb)", format));
+            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb, {})", format,
+                        fmt::join(job_trace_formats(), ", ")));
       }
       tm.finish();
       if (format == "alibaba-openb") {
@@ -391,6 +464,7 @@ std::vector<std::string> profile_names(const Scenario& s) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
   const std::string text = read_all(path);
@@ -401,15 +475,39 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     h.update(o);
     s.overrides_text += o + "\n";
   }
-  s.sha256 = h.hex_digest();
 
-  YamlNode doc = YamlNode::load_string(text, path);
-  if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping (name, cluster, workload, ...)");
-  YAML::Node root = doc.raw();
-  auto applied = std::make_shared<YamlNode::Overrides>();
+  // `extends: base.yaml` (relative to this file): the base's values, with this file's merged on
+  // top (docs/scenario-format.md); errors still point at the file a value came from.
+  auto provenance = std::make_shared<YamlNode::Provenance>();
+  std::function<YAML::Node(const std::string&, const std::string&, int)> assemble =
+      [&](const std::string& file, const std::string& body, int depth) -> YAML::Node {
+    YamlNode d = YamlNode::load_string(body, file);
+    if (!d.is_map()) d.fail("a scenario must be a YAML mapping (name, cluster, workload, ...)");
+    YAML::Node root = d.raw();
+    if (!root["extends"]) return root;
+    YamlNode ext(root["extends"], d.file_ptr(), "extends");
+    if (depth > 8) ext.fail("extends chains more than 8 files deep (a cycle?)");
+    fs::path base_path(ext.str());
+    if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
+    const std::string base_file = base_path.lexically_normal().string();
+    const std::string base_text = read_all(base_file);
+    h.update("\n--extends " + base_file + "\n");
+    h.update(base_text);
+    const std::size_t before = provenance->files.size();
+    YAML::Node merged = assemble(base_file, base_text, depth + 1);
+    // Everything not yet attributed came from the base file.
+    if (provenance->files.size() == before) provenance->files.emplace_back("", base_file);
+    root.remove("extends");
+    for (auto& p : merge_overlay(merged, root))
+      provenance->files.emplace_back(p, file);
+    return merged;
+  };
+  YAML::Node root = assemble(path, text, 0);
+  s.sha256 = h.hex_digest();
   for (const auto& o : options.overrides)
-    applied->emplace_back(apply_override(root, o), o);
-  doc = YamlNode(root, doc.file_ptr(), "").with_overrides(applied);
+    provenance->set_options.emplace_back(apply_override(root, o), o);
+  YamlNode doc =
+      YamlNode(root, std::make_shared<const std::string>(path), "").with_provenance(provenance);
 
   MapReader m = doc.map();
   s.name = m.str_or("name", fs::path(path).stem().string());
@@ -457,10 +555,60 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
   }
 
+  // The cost model prices every node the loaders add, so it is read before the cluster.
+  std::optional<CostConfig> cost;
+  if (auto co = m.opt("cost")) {
+    cost = CostConfig::parse(*co, s.catalog);
+    s.sim.energy = cost->energy;
+  }
+
   s.world = std::make_unique<World>();
   WorldBuilder b(*s.world, s.catalog);
+  if (cost) {
+    b.set_node_pricer([&cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
+                              std::optional<double> price, const InputLocation& where) {
+      return cost->node_price_per_hour(n.pool, model, gpus, price, where);
+    });
+  }
   c.b = &b;
   c.s = &s;
+  if (auto mc = m.opt("mig_configs")) {
+    for (const YamlNode& e : mc->seq()) {
+      if (e.is_scalar()) {
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+          c.devices.add_mig_parted(d);
+      } else {
+        c.devices.add_mig_parted(e);
+      }
+    }
+  }
+  if (auto dp = m.opt("device_plugin_configs")) {
+    for (const auto& [name, e] : dp->entries()) {
+      if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
+        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+          c.devices.add_device_plugin(d, name);
+      } else {
+        c.devices.add_device_plugin_inline(e, name);
+      }
+    }
+  }
+  if (auto dv = m.opt("devices")) {
+    MapReader dm = dv->map();
+    s.device_params.context_switch_overhead = dm.num_or("context_switch_overhead", 0.10, 0, 0.9);
+    s.device_params.memory_ramp = dm.duration_or("memory_ramp", kMinute);
+    if (auto rc = dm.opt("mig_reconfiguration")) {
+      MapReader rm = rc->map();
+      s.mig_reconfiguration = rm.bool_or("enabled", true);
+      const std::string policy = rm.str_or("policy", "pending-demand");
+      if (policy != "pending-demand") rm.req("policy").fail("the only policy is pending-demand");
+      s.mig_reconfiguration_time = rm.duration_or("duration", 2 * kMinute);
+      s.mig_reconfiguration_interval = rm.duration_or("interval", kMinute);
+      if (s.mig_reconfiguration_interval < kSecond)
+        rm.req("interval").fail("the interval must be at least 1s");
+      rm.finish();
+    }
+    dm.finish();
+  }
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
   if (auto mf = m.opt("manifests")) {
@@ -470,10 +618,21 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       load_manifest_file(c.resolve(f), b, mo);
   }
   if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+  if (auto k = m.opt("kueue")) {
+    load_kueue_section(
+        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+  }
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
   std::optional<YamlNode> experiment = m.opt("experiment");
   m.finish();
   b.finalize();
+  if (cost) {
+    std::vector<std::string> pools;
+    for (const NodeSpec& n : s.world->nodes) {
+      if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
+    }
+    cost->check_pools(pools);
+  }
   if (s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
   if (experiment) apply_experiment(*experiment, s);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/fill_experiment.hpp"
+#include "models/device_model.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"
@@ -42,6 +43,11 @@ struct Scenario {
   std::string overrides_text;
   // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it.
   std::optional<FillPlan> fill;
+  // Device sharing: the performance/OOM model's parameters, and MIG re-layouts.
+  DeviceModelParams device_params;
+  bool mig_reconfiguration = false;
+  SimDuration mig_reconfiguration_time = 2 * kMinute;
+  SimDuration mig_reconfiguration_interval = kMinute;
 };
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options);

@@ -199,6 +199,7 @@ PodSpec read_row(const RowReader& r, WorldBuilder& b, const TraceOptions& opt) {
 
   // Actual use and outcome.
   if (!r.cell("gpu_util").empty()) p.gpu_util = r.real("gpu_util", 0.0, 1.0);
+  if (!r.cell("gpu_sm_fraction").empty()) p.gpu_sm_fraction = r.real("gpu_sm_fraction", 0.001, 1.0);
   if (!r.cell("gpu_memory").empty()) p.gpu_memory_used = r.quantity("gpu_memory", "memory");
   if (const std::string status = r.cell("status"); !status.empty()) {
     if (status == "failed") {
@@ -256,10 +257,11 @@ constexpr CsvOptions kTraceCsv{'#', true};
 }  // namespace
 
 const std::vector<std::string>& capsim_trace_columns() {
-  static const std::vector<std::string> k = {"pod",        "submit", "duration",       "cpu",
-                                             "memory",     "gpu",    "gpu_milli",      "gpu_model",
-                                             "queue",      "job",    "priority_class", "gpu_util",
-                                             "gpu_memory", "status", "node_selector"};
+  static const std::vector<std::string> k = {
+      "pod",        "submit", "duration",       "cpu",
+      "memory",     "gpu",    "gpu_milli",      "gpu_model",
+      "queue",      "job",    "priority_class", "gpu_util",
+      "gpu_memory", "status", "node_selector",  "gpu_sm_fraction"};
   return k;
 }
 

@@ -1,8 +1,10 @@
 #include "tools/loaders/world_builder.hpp"
 
 #include <fmt/format.h>
+#include <map>
 
 #include "models/yaml_reader.hpp"
+#include "sim/cluster.hpp"
 #include "sim/quantity.hpp"
 
 namespace capsim {
@@ -35,15 +37,7 @@ const GpuModel& WorldBuilder::gpu_model(const std::string& name, const InputLoca
 
 GpuModelId WorldBuilder::use_gpu_model(const GpuModel& model) {
   if (auto it = model_ids_.find(model.name); it != model_ids_.end()) return it->second;
-  GpuModelInfo info;
-  info.name = model.name;
-  info.memory_bytes = model.memory_mib * 1024 * 1024;
-  info.sms = model.sms;
-  info.tdp_w = model.tdp_w;
-  info.idle_w = model.idle_w;
-  info.price_per_hour = model.price_per_hour;
-  info.relative_speed = model.relative_speed > 0 ? model.relative_speed : 1.0;
-  world_->gpu_models.push_back(info);
+  world_->gpu_models.push_back(to_model_info(model));
   const auto id = static_cast<GpuModelId>(world_->gpu_models.size() - 1);
   model_ids_.emplace(model.name, id);
   return id;
@@ -76,28 +70,97 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
   node.gpu_count = gpus;
   if (model != nullptr && gpus > 0) {
     node.gpu_model = use_gpu_model(*model);
-    if (node.capacity[kNvidiaGpu] == 0) node.capacity[kNvidiaGpu] = gpus;
-    if (node.allocatable[kNvidiaGpu] == 0) node.allocatable[kNvidiaGpu] = node.capacity[kNvidiaGpu];
-    if (node.allocatable[kNvidiaGpu] > node.capacity[kNvidiaGpu]) {
-      fail_at(where, "allocatable nvidia.com/gpu exceeds capacity");
+    const GpuModelInfo& info = world_->gpu_models[node.gpu_model];
+    DeviceConfig& dc = node.devices;
+    if (dc.layouts.empty()) dc.layouts.assign(static_cast<std::size_t>(gpus), GpuLayout{});
+    if (dc.layouts.size() != static_cast<std::size_t>(gpus)) {
+      fail_at(where, "the MIG layout does not cover every GPU of the node");
     }
-    // Labels GPU Feature Discovery publishes (only those not set explicitly).
-    std::string product = model->name;
-    for (const auto& a : model->aliases) {
-      if (a.rfind("NVIDIA-", 0) == 0) {
-        product = a;
-        break;
+    // Every resource name this node could ever advertise is interned now, so that a MIG
+    // reconfiguration during the run never meets a new name.
+    if (dc.mig_strategy == MigStrategy::kMixed) {
+      for (const MigProfileInfo& p : info.mig_profiles) {
+        (void)resource(p.resource_name, where);
+        if (dc.rename_by_default) (void)resource(p.resource_name + ".shared", where);
       }
     }
-    auto label_default = [&](const char* k, const std::string& v) {
+    // Device resources come from the units the device plugin would advertise.
+    std::map<std::string, std::int64_t> advertised;
+    for (std::uint16_t g = 0; g < static_cast<std::uint16_t>(gpus); ++g) {
+      for (const DeviceUnit& u : make_units(dc, info, g, dc.layouts[g], world_->resources)) {
+        advertised[world_->resources.name(u.resource)] += u.replicas;
+      }
+    }
+    const bool from_manifest = node.capacity[kNvidiaGpu] != 0;
+    for (ResourceId r = 0; r < world_->resources.size(); ++r) {
+      if (!is_device_resource(world_->resources.name(r))) continue;
+      const auto it = advertised.find(world_->resources.name(r));
+      const std::int64_t v = it == advertised.end() ? 0 : it->second;
+      if (from_manifest && r == kNvidiaGpu && node.allocatable[r] != 0 && node.allocatable[r] != v &&
+          dc.sharing == ShareMode::kExclusive && dc.mig_strategy == MigStrategy::kNone) {
+        // A manifest's allocatable may hold back GPUs (e.g. an unhealthy one); keep it.
+        node.capacity[r] = v;
+        continue;
+      }
+      node.capacity[r] = v;
+      node.allocatable[r] = v;
+    }
+    bool any_mig = false;
+    for (const auto& l : dc.layouts) any_mig = any_mig || l.mig_enabled;
+    if (any_mig) {
+      node.sharing = GpuSharing::kMig;
+    } else if (dc.sharing == ShareMode::kTimeSliced) {
+      node.sharing = GpuSharing::kTimeSlicing;
+    } else if (dc.sharing == ShareMode::kMps) {
+      node.sharing = GpuSharing::kMps;
+    }
+    // Labels GPU Feature Discovery publishes (only those not set explicitly).
+    auto label_default = [&](const std::string& k, const std::string& v) {
       const Sym key = sym(k);
       if (!node.labels.has(key)) node.labels.set(key, sym(v));
     };
+    std::string product = info.product_label;
+    std::int64_t count = gpus;
+    std::int64_t memory_mib = model->memory_mib;
+    if (dc.mig_strategy == MigStrategy::kSingle && any_mig) {
+      const MigProfileInfo& p = info.mig_profiles[dc.layouts.front().instances.front().profile];
+      product += "-MIG-" + p.name;
+      count = advertised["nvidia.com/gpu"];
+      memory_mib = p.memory_bytes >> 20;
+    }
+    const std::int32_t replicas = dc.sharing == ShareMode::kExclusive ? 1 : dc.replicas_for("nvidia.com/gpu");
+    if (replicas > 1 && !dc.rename_by_default) product += "-SHARED";
     label_default("nvidia.com/gpu.product", product);
-    label_default("nvidia.com/gpu.count", std::to_string(gpus));
-    label_default("nvidia.com/gpu.memory", std::to_string(model->memory_mib));
+    label_default("nvidia.com/gpu.count", std::to_string(count));
+    label_default("nvidia.com/gpu.memory", std::to_string(memory_mib));
     label_default("nvidia.com/gpu.present", "true");
     label_default("capsim.io/gpu-model", model->name);
+    if (model->mig_capable()) label_default("nvidia.com/mig.capable", "true");
+    if (dc.mig_strategy != MigStrategy::kNone) {
+      label_default("nvidia.com/mig.strategy", dc.mig_strategy == MigStrategy::kSingle ? "single" : "mixed");
+    }
+    if (!dc.mig_config.empty()) label_default("nvidia.com/mig.config", dc.mig_config);
+    if (!dc.plugin_config.empty()) label_default("nvidia.com/device-plugin.config", dc.plugin_config);
+    label_default("nvidia.com/gpu.sharing-strategy", dc.sharing == ShareMode::kTimeSliced ? "time-slicing"
+                                                     : dc.sharing == ShareMode::kMps        ? "mps"
+                                                                                            : "none");
+    if (replicas > 1) label_default("nvidia.com/gpu.replicas", std::to_string(replicas));
+    if (dc.sharing == ShareMode::kMps) label_default("nvidia.com/mps.capable", "true");
+    if (dc.mig_strategy == MigStrategy::kMixed) {
+      std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_type;  // count, memory
+      for (const auto& l : dc.layouts) {
+        for (const MigInstance& inst : l.instances) {
+          const MigProfileInfo& p = info.mig_profiles[inst.profile];
+          auto& e = per_type[p.resource_name.substr(std::string("nvidia.com/").size())];
+          e.first += 1;
+          e.second = p.memory_bytes >> 20;
+        }
+      }
+      for (const auto& [type, cm] : per_type) {
+        label_default("nvidia.com/" + type + ".count", std::to_string(cm.first));
+        label_default("nvidia.com/" + type + ".memory", std::to_string(cm.second));
+      }
+    }
   }
   node.labels.set(sym("kubernetes.io/hostname"), sym(node.name));
   if (!node.pool.empty() && !node.labels.has(sym("capsim.io/pool"))) {
@@ -113,8 +176,12 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       fail_at(where, fmt::format("allocatable {} exceeds capacity", world_->resources.name(r)));
     }
   }
-  if (price_override) {
-    if (*price_override < 0) fail_at(where, "price_per_hour must not be negative");
+  if (price_override && *price_override < 0) {
+    fail_at(where, "price_per_hour must not be negative");
+  }
+  if (pricer_) {
+    node.price_per_hour = pricer_(node, model, gpus, price_override, where);
+  } else if (price_override) {
     node.price_per_hour = *price_override;
   } else if (model != nullptr) {
     node.price_per_hour = gpus * model->price_per_hour;
@@ -127,6 +194,7 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
 PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
   if (pod.name.empty()) fail_at(where, "a pod needs a name");
   const std::string key = pod.namespace_ + "/" + pod.name;
+  derive_device_requests(pod, world_->resources);
   if (auto it = pod_names_.find(key); it != pod_names_.end()) {
     fail_at(where, fmt::format("duplicate pod '{}' (first defined at {})", key,
                                short_location(it->second)));
@@ -163,6 +231,7 @@ JobId WorldBuilder::add_job(JobSpec job, const InputLocation& where) {
   }
   job_names_.emplace(job.name, where);
   job.pod_template.gpu_count = static_cast<std::int32_t>(job.pod_template.requests.get(kNvidiaGpu));
+  derive_device_requests(job.pod_template, world_->resources);
   if (job.source.empty()) job.source = short_location(where);
   world_->jobs.push_back(std::move(job));
   job_where_.push_back(where);
@@ -233,6 +302,15 @@ void WorldBuilder::finalize() {
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
     resolve_priority(world_->jobs[j].pod_template, job_where_[j]);
   }
+  for (auto& [key, check] : finalizers_)
+    check();
+}
+
+void WorldBuilder::on_finalize(const std::string& key, std::function<void()> check) {
+  for (const auto& f : finalizers_) {
+    if (f.first == key) return;
+  }
+  finalizers_.emplace_back(key, std::move(check));
 }
 
 }  // namespace capsim

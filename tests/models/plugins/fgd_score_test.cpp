@@ -140,15 +140,21 @@ TEST_CASE("memoised FGD scores equal scores computed afresh on every node state"
     if (best == kNoNode) continue;
     // Place the pod where FGD says, on the GPU FGD picks, so node states diverge.
     const NodeInfo& node = cluster.node(best);
-    std::vector<std::uint16_t> gpus;
+    std::vector<std::uint16_t> gpus, units;
+    std::int32_t share_gpu = -1;
     if (r.is_share()) {
-      gpus.push_back(static_cast<std::uint16_t>(
-          fgd_choose(*model, node.spec->gpu_model, node.free(kCpu), gpu_left(node), r).gpu));
+      share_gpu = fgd_choose(*model, node.spec->gpu_model, node.free(kCpu), gpu_left(node), r).gpu;
     } else if (r.wants_gpu()) {
       REQUIRE(first_free_gpus(gpu_left(node).span(), r.count, gpus));
+      for (std::uint16_t gi : gpus) {  // whole GPUs are held through their device units
+        for (std::size_t u = 0; u < node.units.size(); ++u) {
+          if (node.units[u].gpu == gi) units.push_back(static_cast<std::uint16_t>(u));
+        }
+      }
+      REQUIRE(units.size() == gpus.size());
     }
     cluster.pod(p).phase = PodPhase::kRunning;
-    cluster.bind(p, best, gpus);
+    cluster.bind(p, best, units, share_gpu);
     ++placed;
   }
   CHECK(compared > 1000);

@@ -1,0 +1,24 @@
+// A simple MIG re-layout policy ("pending-demand"): when pods wait for MIG devices that no node
+// has free, pick GPUs on mixed-strategy MIG nodes that have nothing on them and re-lay them out
+// toward the profile mix the waiting pods ask for — the largest profiles first, as many as fit,
+// the rest of the GPU filled with the smallest profile so no slice is left unconfigured. A GPU is
+// only ever re-laid out when it is empty; the change takes `duration`.
+// Simplifications, documented in docs/sharing.md: demand is counted per profile name over all
+// waiting pods, regardless of their node selectors and taints.
+#pragma once
+
+#include "sim/reconfigurer.hpp"
+
+namespace capsim {
+
+class PendingDemandReconfigurer final : public MigReconfigurer {
+ public:
+  explicit PendingDemandReconfigurer(SimDuration duration) : duration_(duration) {}
+  std::vector<Relayout> plan(const Cluster& cluster, const std::vector<PodId>& pending) override;
+  SimDuration duration() const override { return duration_; }
+
+ private:
+  SimDuration duration_;
+};
+
+}  // namespace capsim
