@@ -148,7 +148,7 @@ std::vector<SampleRecord> RunReader::samples(std::int64_t run_id) const {
     Statement st = db_.prepare(
         "SELECT time_s, gpus_total, gpus_allocated, gpus_busy, gpu_memory_allocated_mib, "
         "gpu_memory_used_mib, pods_running, pods_pending, fragmented_gpus, power_w, "
-        "cost_per_hour FROM sample WHERE run_id = ?1 ORDER BY time_s, rowid");
+        "cost_per_hour, arrived_gpu_ratio FROM sample WHERE run_id = ?1 ORDER BY time_s, rowid");
     st.bind_int64(1, run_id);
     std::vector<SampleRecord> out;
     while (st.step()) {
@@ -164,6 +164,7 @@ std::vector<SampleRecord> RunReader::samples(std::int64_t run_id) const {
       s.fragmented_gpus = st.column_double(8);
       s.power_w = st.column_double(9);
       s.cost_per_hour = st.column_double(10);
+      if (!st.column_is_null(11)) s.arrived_gpu_ratio = st.column_double(11);
       out.push_back(s);
     }
     return out;

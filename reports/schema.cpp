@@ -89,7 +89,8 @@ CREATE TABLE IF NOT EXISTS sample (
   pods_pending             INTEGER NOT NULL,
   fragmented_gpus          REAL NOT NULL,
   power_w                  REAL NOT NULL,
-  cost_per_hour            REAL NOT NULL
+  cost_per_hour            REAL NOT NULL,
+  arrived_gpu_ratio        REAL
 );
 CREATE INDEX IF NOT EXISTS sample_by_time ON sample (run_id, time_s);
 

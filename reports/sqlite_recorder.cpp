@@ -194,8 +194,8 @@ void SqliteRecorder::prepare_statements() {
   insert_sample_ = db_.prepare(
       "INSERT INTO sample (run_id, time_s, gpus_total, gpus_allocated, gpus_busy, "
       "gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, pods_pending, "
-      "fragmented_gpus, power_w, cost_per_hour) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "fragmented_gpus, power_w, cost_per_hour, arrived_gpu_ratio) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   insert_pool_sample_ = db_.prepare(
       "INSERT INTO pool_sample (run_id, time_s, pool, gpus_total, gpus_allocated, gpus_busy, "
       "gpu_memory_total_mib, gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, "
@@ -324,6 +324,7 @@ void SqliteRecorder::record_sample(const SampleRecord& s) {
     insert_sample_.bind_double(10, s.fragmented_gpus);
     insert_sample_.bind_double(11, s.power_w);
     insert_sample_.bind_double(12, s.cost_per_hour);
+    insert_sample_.bind_double(13, s.arrived_gpu_ratio);
     insert_sample_.execute();
     row_written();
   });

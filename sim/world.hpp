@@ -12,6 +12,7 @@
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/pod.hpp"
+#include "sim/queueing/queue_config.hpp"
 #include "sim/resources.hpp"
 
 namespace capsim {
@@ -63,6 +64,14 @@ struct JobSpec {
   std::string source;
 };
 
+// A gang: pods (sharing PodSpec::gang) that the simulation places all-or-nothing, like Volcano's
+// PodGroup minMember or Kueue's all-or-nothing admission.
+struct GangSpec {
+  std::string name;
+  std::int32_t min_member = 1;  // pods that must be placed together
+  std::string source;
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -79,6 +88,8 @@ struct World {
   std::vector<JobSpec> jobs;
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";
+  std::vector<GangSpec> gangs;
+  queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
 
   Sym empty_sym() { return strings.intern(""); }
 };

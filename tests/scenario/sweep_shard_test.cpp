@@ -22,7 +22,7 @@ const std::string kSmall = std::string(CAPSIM_SOURCE_DIR) + "/scenarios/tests/sm
 
 std::string sweep_yaml(const std::string& extra = "") {
   return "name: shard-test\nscenario: " + kSmall +
-         "\nset: {simulation.horizon: 6h}\naxes:\n"
+         "\nset: {simulation.horizon: 2h}\naxes:\n"
          "  - {name: a100, key: cluster.pools.a100.count, values: [1, 2, 3]}\n"
          "  - name: policy\n    choices:\n      default: {}\n      pack: {profile: gpu-binpack}\n" +
          extra + "seeds: [1, 2]\n";

@@ -12,9 +12,12 @@
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -47,6 +50,7 @@ struct Ctx {
   std::string resolve(const YamlNode& n) const {
     std::string p = n.str();
     const std::string key = "{data_dir}";
+    bool expanded = false;
     if (auto pos = p.find(key); pos != std::string::npos) {
       if (data_dir.empty()) {
         n.fail(
@@ -54,9 +58,12 @@ struct Ctx {
             "given");
       }
       p.replace(pos, key.size(), data_dir);
+      expanded = true;
     }
     fs::path fp(p);
-    if (fp.is_relative()) fp = base / fp;
+    // data_dir is already resolved (against the scenario's directory, or the working directory
+    // for --data-dir), so an expanded path is not rebased.
+    if (fp.is_relative() && !expanded) fp = base / fp;
     return fp.lexically_normal().string();
   }
 };
@@ -195,6 +202,22 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
       c.b->add_node(std::move(n), model, gpus, price, p.where());
     }
   }
+  if (auto lists = m.opt("node_lists")) {
+    // Node list files of public traces: [{path, format: alibaba-openb, pods}].
+    for (const YamlNode& l : lists->seq()) {
+      MapReader lm = l.map();
+      const std::string path = c.resolve(lm.req("path"));
+      const std::string format = lm.req("format").str();
+      OpenbNodeOptions opt;
+      opt.pods = lm.int_or("pods", 110, 1, 100000);
+      if (format != "alibaba-openb") {
+        lm.req("format").fail(
+            fmt::format("unknown node list format '{}' (supported: alibaba-openb)", format));
+      }
+      lm.finish();
+      load_openb_nodes(path, *c.b, opt);
+    }
+  }
   m.finish();
 }
 
@@ -287,15 +310,26 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
+      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
+        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
+        tm.finish();
+        continue;
+      }
       TraceOptions opt;
       opt.time_offset = tm.duration_or("time_offset", 0);
       opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
       opt.default_queue = tm.str_or("queue", "");
-      if (format != "capsim") {
-        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: capsim)", format));
+      if (format != "capsim" && format != "alibaba-openb") {
+        tm.req("format").fail(
+            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb, {})", format,
+                        fmt::join(job_trace_formats(), ", ")));
       }
       tm.finish();
-      load_capsim_trace(path, *c.b, opt);
+      if (format == "alibaba-openb") {
+        load_openb_pods(path, *c.b, OpenbPodOptions{});
+      } else {
+        load_capsim_trace(path, *c.b, opt);
+      }
     }
   }
   m.finish();
@@ -384,6 +418,34 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
   }
 }
 
+// `experiment: {kind: fill, inflate_to, shuffle, spacing}` (models/fill_experiment.hpp): the
+// workload is rewritten into one-by-one arrivals that never leave, each placed once or failed.
+void apply_experiment(const YamlNode& ex, Scenario& s) {
+  MapReader m = ex.map();
+  YamlNode kind = m.req("kind");
+  if (kind.str() != "fill") {
+    kind.fail(fmt::format("unknown experiment kind '{}' (supported: fill)", kind.str()));
+  }
+  FillOptions fo;
+  fo.inflate_to = m.num_or("inflate_to", 0, 0, 1000);
+  fo.shuffle = m.bool_or("shuffle", true);
+  fo.shuffle_nodes = m.bool_or("shuffle_nodes", true);
+  fo.spacing = m.duration_or("spacing", kSecond);
+  if (fo.spacing <= 0) m.req("spacing").fail("the spacing between arrivals must be positive");
+  m.finish();
+  if (!s.world->jobs.empty()) ex.fail("a fill experiment replays pods; the scenario has Jobs");
+  if (fo.inflate_to > 0) {
+    std::int64_t requested = 0;
+    for (const PodSpec& p : s.world->pods)
+      requested += pod_gpu_request_milli(p);
+    if (requested == 0) ex.fail("inflate_to needs pods that request GPUs");
+  }
+  s.fill = prepare_fill(*s.world, fo, s.seed);
+  s.sim.retry_unschedulable = false;
+  s.sim.time_samples = false;
+  s.sim.horizon = s.fill->last_arrival + fo.spacing;
+}
+
 }  // namespace
 
 std::vector<std::string> profile_names(const Scenario& s) {
@@ -402,6 +464,7 @@ std::vector<std::string> profile_names(const Scenario& s) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
   const std::string text = read_all(path);
@@ -555,7 +618,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       load_manifest_file(c.resolve(f), b, mo);
   }
   if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+  if (auto k = m.opt("kueue")) {
+    load_kueue_section(
+        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+  }
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
+  std::optional<YamlNode> experiment = m.opt("experiment");
   m.finish();
   b.finalize();
   if (cost) {
@@ -567,6 +635,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   }
   if (s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
+  if (experiment) apply_experiment(*experiment, s);
   for (const PodSpec& p : s.world->pods) {
     if (p.duration == kEndOfTime && s.sim.horizon == kEndOfTime) {
       doc.fail(fmt::format("pod {} ({}) never finishes, so the scenario needs simulation.horizon",

@@ -302,6 +302,15 @@ void WorldBuilder::finalize() {
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
     resolve_priority(world_->jobs[j].pod_template, job_where_[j]);
   }
+  for (auto& [key, check] : finalizers_)
+    check();
+}
+
+void WorldBuilder::on_finalize(const std::string& key, std::function<void()> check) {
+  for (const auto& f : finalizers_) {
+    if (f.first == key) return;
+  }
+  finalizers_.emplace_back(key, std::move(check));
 }
 
 }  // namespace capsim

@@ -56,6 +56,10 @@ class WorldBuilder {
   // Resolves priority classes for every pod and job template; checks that every pod can in
   // principle be expressed (e.g. requests are non-negative). Call once, after all sources.
   void finalize();
+  // Runs `check` at the end of finalize(), once per `key` (a later registration with the same key
+  // is ignored). Loaders of other kinds (Kueue objects) use it to resolve references across
+  // files once everything is read.
+  void on_finalize(const std::string& key, std::function<void()> check);
 
   std::size_t node_count() const { return world_->nodes.size(); }
 
@@ -71,6 +75,7 @@ class WorldBuilder {
   std::map<std::string, InputLocation> pc_names_;
   std::vector<InputLocation> pod_where_;
   std::vector<InputLocation> job_where_;
+  std::vector<std::pair<std::string, std::function<void()>>> finalizers_;
   NodePricer pricer_;
 };
 
