@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/pod.hpp"
@@ -79,6 +80,7 @@ struct World {
   std::vector<JobSpec> jobs;
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";
+  DraWorld dra;  // DeviceClasses, ResourceClaims (and templates), published devices per node
 
   Sym empty_sym() { return strings.intern(""); }
 };

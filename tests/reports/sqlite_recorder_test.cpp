@@ -67,7 +67,15 @@ std::string file_bytes(const fs::path& p) {
 // that never starts.
 World make_world() {
   World w;
-  w.gpu_models.push_back(GpuModelInfo{"H100-SXM5-80GB", 80 * kGiB, 132, 700, 90, 3.5, 1.0});
+  GpuModelInfo h100;
+  h100.name = "H100-SXM5-80GB";
+  h100.memory_bytes = 80 * kGiB;
+  h100.sms = 132;
+  h100.tdp_w = 700;
+  h100.idle_w = 90;
+  h100.price_per_hour = 3.5;
+  h100.relative_speed = 1.0;
+  w.gpu_models.push_back(h100);
 
   NodeSpec gpu_node;
   gpu_node.name = "gpu-0";

@@ -9,6 +9,7 @@
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
 #include "tools/loaders/trace_csv.hpp"
@@ -69,8 +70,10 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     std::vector<std::string> warnings;
     ManifestOptions mo;
     mo.warnings = &warnings;
+    register_dra_manifest_kinds();
     load_manifest_docs(docs, b, mo);
     b.finalize();
+    finalize_dra(b, &warnings);
     return fmt::format(
         "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es)",
         w.nodes.size(), w.pods.size(), w.jobs.size(), w.priority_classes.size());

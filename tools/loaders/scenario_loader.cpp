@@ -11,6 +11,7 @@
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
 #include "tools/loaders/device_config.hpp"
+#include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
@@ -152,6 +153,25 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
                        "MIG and sharing need GPUs (gpu: {model, count})");
     node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
                                      plugin_config, at);
+  }
+  if (auto v = m.opt("dra")) {
+    // NVIDIA's DRA driver publishes the GPUs instead of the device plugin (docs/dra.md).
+    const DraNodeConfig dra = read_dra_node_config(*v);
+    if (dra.enabled) {
+      if (model == nullptr || gpus == 0) v->fail("dra needs GPUs (gpu: {model, count})");
+      if (!plugin_config.empty()) {
+        v->fail("a DRA node's GPUs are not shared through the device plugin; drop `sharing`");
+      }
+      if (dra.partitionable && !model->mig_capable()) {
+        v->fail(fmt::format("{} does not support MIG, so it cannot be partitionable", model->name));
+      }
+      if (dra.partitionable && !mig_config.empty()) {
+        v->fail(
+            "a partitionable node's GPUs start whole and are partitioned on demand; drop `mig`");
+      }
+      node.devices.mig_strategy = MigStrategy::kNone;  // no device plugin on the node
+    }
+    node.devices.dra = dra;
   }
   if (auto v = m.opt("taints")) node.taints = parse_taints(*v, b);
   node.unschedulable = m.bool_or("unschedulable", false);
@@ -534,6 +554,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
   if (auto mf = m.opt("manifests")) {
+    register_dra_manifest_kinds();
     ManifestOptions mo;
     mo.warnings = &s.warnings;
     for (const YamlNode& f : mf->seq())
@@ -543,6 +564,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
   m.finish();
   b.finalize();
+  finalize_dra(b, &s.warnings);
   if (s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
   for (const PodSpec& p : s.world->pods) {
