@@ -435,14 +435,23 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
   bool constrained = false;
   for (const ClaimToAllocate& x : claims)
     constrained = constrained || !claims_[x.claim].constraints.empty();
+  if (search.aborted()) {
+    out.failure.reason =
+        fmt::format("claim {}: the search gave up after {} steps", c.pod_claim_name, kMaxSteps);
+    return out;
+  }
+  // Unresolvable when they cannot be met together even with every device of the node free
+  // (e.g. a matchAttribute group larger than any PCIe root): freeing devices cannot help.
+  Search empty(*this, node, {}, claims);
+  out.failure.unresolvable = !empty.run() && !empty.aborted();
+  const char* why = out.failure.unresolvable
+                        ? (constrained ? " (no devices of the node meet its constraints)"
+                                       : " (the node's devices cannot serve them all)")
+                        : (constrained ? " (the devices that are free do not meet its constraints)"
+                                       : " (not enough free devices, or their shared counters are "
+                                         "used up)");
   out.failure.reason =
-      search.aborted()
-          ? fmt::format("claim {}: the search gave up after {} steps", c.pod_claim_name, kMaxSteps)
-          : fmt::format("claim {}: its requests cannot be satisfied together{}", c.pod_claim_name,
-                        constrained
-                            ? " (the devices that are free do not meet its constraints)"
-                            : " (not enough free devices, or their shared counters are used up)");
-  out.failure.unresolvable = false;
+      fmt::format("claim {}: its requests cannot be satisfied together{}", c.pod_claim_name, why);
   return out;
 }
 

@@ -240,7 +240,10 @@ TEST_CASE("shared counters make a whole device and its partitions exclude each o
   // Two claims in one cycle: the whole GPU first leaves no half for the second.
   o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{gpu, "g"}, {half, "h"}});
   REQUIRE_FALSE(o.ok);
-  CHECK(o.failure.reason.find("cannot be satisfied together") != std::string::npos);
+  CHECK(o.failure.reason ==
+        "claim g: its requests cannot be satisfied together (the node's devices cannot serve them "
+        "all)");
+  CHECK(o.failure.unresolvable);  // even with nothing else held
 }
 
 TEST_CASE("a node without matching devices is unresolvable; a selector error is an error") {
