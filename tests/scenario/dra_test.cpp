@@ -6,6 +6,7 @@
 // (devices held by claims, shared counters never overdrawn, MIG instances never overlapping) are
 // checked after every event.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <map>
 
 #include "fixtures/memory_recorder.hpp"
+#include "reports/run_reader.hpp"
 #include "tools/capsim/runner.hpp"
 
 using namespace capsim;
@@ -96,12 +98,12 @@ std::string load_error(const std::string& scenario,
 // A pod using resource claims: `claims` are spec.resourceClaims entries (YAML flow mappings).
 std::string claim_pod(const std::string& name, const std::vector<std::string>& claims,
                       const std::string& arrival = "0s", const std::string& duration = "1h",
-                      const std::string& util = "1") {
+                      const std::string& util = "1", const std::string& gpu_memory = "") {
   std::string out = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
                     "\n  annotations:\n    capsim.io/arrival: " + arrival +
                     "\n    capsim.io/duration: " + duration + "\n    capsim.io/gpu-util: \"" +
                     util +
-                    "\"\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: "
+                    "\"" + (gpu_memory.empty() ? "" : "\n    capsim.io/gpu-memory: " + gpu_memory) + "\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: "
                     "1}\n      claims:\n";
   for (const std::string& c : claims) {
     const auto colon = c.find("name: ") + 6;
@@ -247,9 +249,8 @@ spec:
     // No root has four GPUs: the claim can never be met, and the message says why.
     CHECK(r.pod("four").status == "unschedulable");
     CHECK(r.event("four", "pending")
-              .find("cannot allocate all claims (claim gpus: its requests "
-                    "cannot be satisfied together (the devices that are free "
-                    "do not meet its constraints))") != std::string::npos);
+              .find("cannot allocate all claims (claim gpus: its requests cannot be satisfied "
+                    "together (no devices of the node meet its constraints))") != std::string::npos);
   }
 
   TEST_CASE("firstAvailable falls back from B200 to A100 when no B200 is free") {
@@ -409,8 +410,10 @@ spec:
 )";
     m += claim_pod("alone", {"{name: gpu, resourceClaimTemplateName: single}"}, "0s", "1h");
     m += gpu_template("single", "          deviceClassName: gpu.nvidia.com\n");
-    m += claim_pod("x", {"{name: gpu, resourceClaimName: single-gpu}"}, "0s", "1h");
-    m += claim_pod("y", {"{name: gpu, resourceClaimName: single-gpu}"}, "0s", "1h");
+    // Each states its memory use, so the two fit on the 80 GB GPU together (without a stated use
+    // a pod is taken to use all the memory it can see, and the second would be OOM-killed).
+    m += claim_pod("x", {"{name: gpu, resourceClaimName: single-gpu}"}, "0s", "1h", "1", "30Gi");
+    m += claim_pod("y", {"{name: gpu, resourceClaimName: single-gpu}"}, "0s", "1h", "1", "30Gi");
     Run r = run_files(scenario, {{"m.yaml", m}});
     CHECK(r.seconds("alone") == doctest::Approx(3600));
     // Both share gpu-1 (gpu-0 went to `alone`), on the same node.
@@ -520,6 +523,85 @@ manifests: [m.yaml]
     CHECK(r.event("s1", "start").find("gpu-0-mig-1g10gb-19-1 (gpu)") != std::string::npos);
     CHECK(r.pod("s2").start >= r.pod("s0").end);
     CHECK(r.pod("w").status == "unschedulable");  // a MIG-enabled GPU has no whole-GPU device
+  }
+}
+
+TEST_SUITE("scenario") {
+  TEST_CASE(
+      "dra-heterogeneous: each claim lands on a GPU its selectors allow, as pod_claim shows") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("capsim-dra-het-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path db = dir / "dra.db";
+    const std::string cmd = std::string("'") + CAPSIM_BINARY + "' run '" + CAPSIM_SOURCE_DIR +
+                            "/scenarios/dra-heterogeneous/scenario.yaml' -o '" + db.string() +
+                            "' --quiet > /dev/null";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    RunReader reader(db);
+    REQUIRE(reader.runs().size() == 1);
+    CHECK(reader.runs()[0].status == "complete");
+    // Per Job (or bare pod) and GPU model, with the firstAvailable subrequest where there is one:
+    // how many claim devices, from pod_claim joined with node and pod.
+    std::map<std::string, std::map<std::string, int>> where;
+    std::map<std::string, std::string> eval_device;
+    std::vector<std::int64_t> nccl_gpus;
+    auto st = reader.db().prepare(
+        "SELECT c.pod, coalesce(p.job, c.pod), c.request, n.gpu_model, c.node || '/' || c.device, "
+        "c.gpu, c.resource_claim, c.template "
+        "FROM pod_claim c JOIN pod p ON p.run_id = c.run_id AND p.pod = c.pod "
+        "LEFT JOIN node n ON n.run_id = c.run_id AND n.node = c.node "
+        "WHERE c.run_id = 1 ORDER BY c.pod, c.gpu");
+    int rows = 0;
+    while (st.step()) {
+      ++rows;
+      const std::string pod = st.column_text(0);
+      const std::string request = st.column_text(2);
+      CAPTURE(pod);
+      REQUIRE_FALSE(st.column_is_null(3));  // every claim was allocated
+      const bool first_available = request.find('/') != std::string::npos;
+      where[st.column_text(1)][st.column_text(3) + (first_available ? " " + request : "")]++;
+      if (pod.rfind("eval-", 0) == 0) {
+        eval_device[pod] = st.column_text(4);
+        CHECK(st.column_text(6) == "default/eval-h100");
+        CHECK(st.column_is_null(7));  // a shared ResourceClaim, not one from a template
+      } else {
+        CHECK(st.column_text(6) ==
+              "default/" + pod + "-" +
+                  (pod == "nccl-test" || pod.rfind("pretrain", 0) == 0 ? "gpus" : "gpu"));
+      }
+      if (pod == "nccl-test") nccl_gpus.push_back(st.column_int64(5));
+    }
+    CHECK(rows > 0);
+    // B200 by product-name regex: both pretraining pods, eight B200 GPUs each.
+    CHECK(where["pretrain"] == std::map<std::string, int>{{"B200", 16}});
+    // Hopper by architecture.
+    CHECK(where["infer"] == std::map<std::string, int>{{"H100-80GB", 10}});
+    // At least 80Gi: never an H100 80GB (81559 MiB).
+    CHECK(where["finetune"].count("H100-80GB") == 0);
+    int finetune = 0;
+    for (const auto& [model, n] : where["finetune"])
+      finetune += n;
+    CHECK(finetune == 12);
+    // firstAvailable: B200 when one is free, else H100, and the subrequest says which.
+    int burst = 0;
+    for (const auto& [model, n] : where["burst"]) {
+      CHECK((model == "B200 gpu/b200" || model == "H100-80GB gpu/h100"));
+      burst += n;
+    }
+    CHECK(burst == 6);
+    // More than 150Gi: only a B200.
+    CHECK(where["big-kv-cache"] == std::map<std::string, int>{{"B200", 1}});
+    // Two A100s behind one PCIe root (two GPUs per root: 2k and 2k+1).
+    CHECK(where["nccl-test"] == std::map<std::string, int>{{"A100-80GB", 2}});
+    REQUIRE(nccl_gpus.size() == 2);
+    CHECK(nccl_gpus[0] / 2 == nccl_gpus[1] / 2);
+    // The shared claim: both evaluation pods on the same H100.
+    REQUIRE(eval_device.size() == 2);
+    CHECK(eval_device["eval-a"] == eval_device["eval-b"]);
+    CHECK(where["eval-a"] == std::map<std::string, int>{{"H100-80GB", 1}});
+    fs::remove_all(dir);
   }
 }
 
