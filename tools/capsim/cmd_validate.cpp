@@ -90,9 +90,25 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   for (const YamlNode& p : s.profiles) {
     (void)build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
   }
-  return fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)", s.name,
-                     s.world->nodes.size(), s.world->pods.size(), s.world->jobs.size(),
-                     profile_names(s).size());
+  std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
+                                s.name, s.world->nodes.size(), s.world->pods.size(),
+                                s.world->jobs.size(), profile_names(s).size());
+  const DraWorld& dra = s.world->dra;
+  if (!dra.empty()) {
+    // DRA: what was read and published, so a missing class or slice shows before a run.
+    std::size_t templates = 0, devices = 0, publishing = 0;
+    for (const dra::Claim& c : dra.claims)
+      templates += c.from_template ? 1 : 0;
+    for (const dra::NodeDevices& n : dra.nodes) {
+      devices += n.devices.size();
+      publishing += n.devices.empty() ? 0 : 1;
+    }
+    out += fmt::format(
+        "; DRA: {} device class(es), {} resource claim(s), {} claim template(s), "
+        "{} device(s) published on {} node(s)",
+        dra.classes.size(), dra.claims.size() - templates, templates, devices, publishing);
+  }
+  return out;
 }
 
 }  // namespace
