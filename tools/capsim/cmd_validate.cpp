@@ -101,7 +101,7 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
       templates += c.from_template ? 1 : 0;
     for (const dra::NodeDevices& n : dra.nodes) {
       devices += n.devices.size();
-      publishing += n.devices.empty() ? 0 : 1;
+      if (!n.devices.empty()) ++publishing;
     }
     out += fmt::format(
         "; DRA: {} device class(es), {} resource claim(s), {} claim template(s), "
