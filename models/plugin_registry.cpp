@@ -5,15 +5,23 @@
 #include <algorithm>
 #include <map>
 
+#include "models/fgd_profiles.hpp"
 #include "models/plugins/balanced_allocation.hpp"
+#include "models/plugins/best_fit_score.hpp"
 #include "models/plugins/default_binder.hpp"
 #include "models/plugins/default_preemption.hpp"
 #include "models/plugins/dynamic_resources.hpp"
+#include "models/plugins/dot_product_score.hpp"
+#include "models/plugins/fgd_score.hpp"
+#include "models/plugins/gpu_clustering_score.hpp"
 #include "models/plugins/gpu_devices.hpp"
+#include "models/plugins/gpu_packing_score.hpp"
 #include "models/plugins/node_affinity.hpp"
 #include "models/plugins/node_resources_fit.hpp"
 #include "models/plugins/node_unschedulable.hpp"
+#include "models/plugins/open_gpu_share.hpp"
 #include "models/plugins/priority_sort.hpp"
+#include "models/plugins/random_score.hpp"
 #include "models/plugins/taint_toleration.hpp"
 
 namespace capsim {
@@ -136,6 +144,32 @@ std::unique_ptr<fw::Plugin> make_preemption(PluginContext& ctx, const YamlNode* 
   return std::make_unique<plugins::DefaultPreemption>(ctx, a);
 }
 
+std::unique_ptr<fw::Plugin> make_open_gpu_share(PluginContext& ctx, const YamlNode* args) {
+  plugins::GpuSelection sel = plugins::GpuSelection::kBest;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    if (auto v = m.opt("gpuSelection")) {
+      const std::string t = v->str();
+      if (t == "best") {
+        sel = plugins::GpuSelection::kBest;
+      } else if (t == "worst") {
+        sel = plugins::GpuSelection::kWorst;
+      } else if (t == "random") {
+        sel = plugins::GpuSelection::kRandom;
+      } else if (t == "fgd") {
+        sel = plugins::GpuSelection::kFgd;
+      } else {
+        v->fail(fmt::format("unknown gpuSelection '{}'{}", t,
+                            did_you_mean(t, {"best", "worst", "random", "fgd"})));
+      }
+    }
+    m.finish();
+  }
+  return std::make_unique<plugins::OpenGpuShare>(ctx, sel);
+}
+
 template <typename T>
 PluginFactory no_args() {
   return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
@@ -182,6 +216,14 @@ const std::vector<PluginRegistration>& plugin_registry() {
       {"DynamicResources", no_args<plugins::DynamicResources>()},
       {"DefaultPreemption", make_preemption},
       {"DefaultBinder", no_args<plugins::DefaultBinder>()},
+      // The FGD study's GPU-share filter and placement policies (docs/fgd.md).
+      {"OpenGpuShare", make_open_gpu_share},
+      {"RandomScore", no_args<plugins::RandomScore>()},
+      {"DotProductScore", no_args<plugins::DotProductScore>()},
+      {"GpuClusteringScore", no_args<plugins::GpuClusteringScore>()},
+      {"GpuPackingScore", no_args<plugins::GpuPackingScore>()},
+      {"BestFitScore", no_args<plugins::BestFitScore>()},
+      {"FGDScore", no_args<plugins::FgdScore>()},
   };
   return r;
 }
@@ -197,7 +239,10 @@ const std::vector<std::string>& unmodelled_upstream_plugins() {
 }
 
 std::vector<std::string> builtin_profile_names() {
-  return {"default-scheduler", "gpu-binpack", "gpu-spread"};
+  std::vector<std::string> names = {"default-scheduler", "gpu-binpack", "gpu-spread"};
+  for (auto& n : fgd_profile_names())
+    names.push_back(std::move(n));
+  return names;
 }
 
 std::optional<std::string> builtin_profile_yaml(const std::string& name) {
@@ -229,7 +274,7 @@ pluginConfig:
           - {name: nvidia.com/gpu, weight: 5}
 )");
   }
-  return std::nullopt;
+  return fgd_profile_yaml(name);
 }
 
 namespace {

@@ -56,6 +56,11 @@ class RunReader {
   Summary summary(std::int64_t run_id) const;
   // The run's samples by time. Times come back as SimTime, exact to the microsecond.
   std::vector<SampleRecord> samples(std::int64_t run_id) const;
+  // The run's per-pool samples by time, then pool. Empty for files written before the
+  // pool_sample table existed.
+  std::vector<PoolSampleRecord> pool_samples(std::int64_t run_id) const;
+  // True when the file has a table of that name (older files lack newer tables).
+  bool has_table(const std::string& name) const;
 
   // The connection, for queries these helpers do not cover. Read-only.
   SqliteDb& db() const { return db_; }

@@ -104,9 +104,29 @@ CREATE TABLE IF NOT EXISTS sample (
   pods_pending             INTEGER NOT NULL,
   fragmented_gpus          REAL NOT NULL,
   power_w                  REAL NOT NULL,
-  cost_per_hour            REAL NOT NULL
+  cost_per_hour            REAL NOT NULL,
+  arrived_gpu_ratio        REAL
 );
 CREATE INDEX IF NOT EXISTS sample_by_time ON sample (run_id, time_s);
+
+CREATE TABLE IF NOT EXISTS pool_sample (
+  run_id                   INTEGER NOT NULL REFERENCES run (run_id),
+  time_s                   REAL NOT NULL,
+  pool                     TEXT,
+  gpus_total               REAL NOT NULL,
+  gpus_allocated           REAL NOT NULL,
+  gpus_busy                REAL NOT NULL,
+  gpu_memory_total_mib     REAL NOT NULL,
+  gpu_memory_allocated_mib REAL NOT NULL,
+  gpu_memory_used_mib      REAL NOT NULL,
+  pods_running             INTEGER NOT NULL,
+  fragmented_gpus          REAL NOT NULL,
+  power_w                  REAL NOT NULL,
+  cost_per_hour            REAL NOT NULL,
+  shared_units_total       REAL NOT NULL,
+  shared_units_allocated   REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_sample_by_pool ON pool_sample (run_id, pool, time_s);
 
 CREATE TABLE IF NOT EXISTS queue_sample (
   run_id   INTEGER NOT NULL REFERENCES run (run_id),

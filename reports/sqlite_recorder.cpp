@@ -194,8 +194,13 @@ void SqliteRecorder::prepare_statements() {
   insert_sample_ = db_.prepare(
       "INSERT INTO sample (run_id, time_s, gpus_total, gpus_allocated, gpus_busy, "
       "gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, pods_pending, "
-      "fragmented_gpus, power_w, cost_per_hour) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "fragmented_gpus, power_w, cost_per_hour, arrived_gpu_ratio) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  insert_pool_sample_ = db_.prepare(
+      "INSERT INTO pool_sample (run_id, time_s, pool, gpus_total, gpus_allocated, gpus_busy, "
+      "gpu_memory_total_mib, gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, "
+      "fragmented_gpus, power_w, cost_per_hour, shared_units_total, shared_units_allocated) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
   insert_queue_sample_ = db_.prepare(
       "INSERT INTO queue_sample (run_id, time_s, queue, flavor, resource, usage, nominal, "
       "borrowed, pending) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -204,6 +209,7 @@ void SqliteRecorder::prepare_statements() {
 void SqliteRecorder::finalize_statements() noexcept {
   insert_event_.finalize();
   insert_sample_.finalize();
+  insert_pool_sample_.finalize();
   insert_queue_sample_.finalize();
 }
 
@@ -318,7 +324,33 @@ void SqliteRecorder::record_sample(const SampleRecord& s) {
     insert_sample_.bind_double(10, s.fragmented_gpus);
     insert_sample_.bind_double(11, s.power_w);
     insert_sample_.bind_double(12, s.cost_per_hour);
+    insert_sample_.bind_double(13, s.arrived_gpu_ratio);
     insert_sample_.execute();
+    row_written();
+  });
+}
+
+void SqliteRecorder::record_pool_sample(const PoolSampleRecord& s) {
+  CAPSIM_CHECK(state_ == State::kRunning,
+               "pool samples are recorded between begin_run and end_run");
+  guarded("cannot write a pool sample", [&] {
+    Statement& st = insert_pool_sample_;
+    st.bind_int64(1, run_id_);
+    st.bind_double(2, to_seconds(s.time));
+    st.bind_text_or_null(3, s.pool);
+    st.bind_double(4, s.gpus_total);
+    st.bind_double(5, s.gpus_allocated);
+    st.bind_double(6, s.gpus_busy);
+    st.bind_double(7, s.gpu_memory_total_mib);
+    st.bind_double(8, s.gpu_memory_allocated_mib);
+    st.bind_double(9, s.gpu_memory_used_mib);
+    st.bind_int64(10, s.pods_running);
+    st.bind_double(11, s.fragmented_gpus);
+    st.bind_double(12, s.power_w);
+    st.bind_double(13, s.cost_per_hour);
+    st.bind_double(14, s.shared_units_total);
+    st.bind_double(15, s.shared_units_allocated);
+    st.execute();
     row_written();
   });
 }

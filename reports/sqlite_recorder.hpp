@@ -37,19 +37,8 @@ struct SqliteRecorderOptions {
   std::size_t batch_rows = 10'000;  // event/sample rows per transaction
 };
 
-// One row of the queue_sample table: a queue's usage of one resource of one flavor at a time.
-// Amounts use capsim's resource units (cpu in millicores, memory in bytes, others in units).
-// (Not yet part of the Recorder interface; see record_queue_sample.)
-struct QueueSampleRow {
-  SimTime time = 0;
-  std::string queue;
-  std::string flavor;  // empty = none
-  std::string resource;
-  double usage = 0;
-  double nominal = 0;
-  double borrowed = 0;
-  double pending = 0;  // amount requested by workloads waiting in the queue
-};
+// One row of the queue_sample table (defined with the Recorder interface).
+using QueueSampleRow = QueueSampleRecord;
 
 class SqliteRecorder final : public Recorder {
  public:
@@ -68,8 +57,8 @@ class SqliteRecorder final : public Recorder {
   // Buffered; written in transactions of `batch_rows` rows. seq counts events from 0 per run.
   void record_event(const EventRecord& e) override;
   void record_sample(const SampleRecord& s) override;
-  // The queue_sample table's writer, for when the Recorder interface grows a queue sample.
-  void record_queue_sample(const QueueSampleRow& q);
+  void record_queue_sample(const QueueSampleRow& q) override;
+  void record_pool_sample(const PoolSampleRecord& s) override;
   // Writes pods and summary, sets status/sim_seconds/wall_seconds from `info`, and renames the
   // temporary file onto OUT. Summary metric names must be unique.
   void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
@@ -108,6 +97,7 @@ class SqliteRecorder final : public Recorder {
   SqliteDb db_;
   Statement insert_event_;
   Statement insert_sample_;
+  Statement insert_pool_sample_;
   Statement insert_queue_sample_;
 };
 

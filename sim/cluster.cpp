@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <numeric>
+#include <fmt/format.h>
 
 #include "sim/check.hpp"
 
@@ -258,6 +260,15 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   q.memory = n.free(kMemory);
   q.gpus = static_cast<std::int32_t>(n.free(kNvidiaGpu));
   q.pods = static_cast<std::int32_t>(n.free(kPods));
+  q.whole_gpus = n.free_whole_gpus;
+  q.max_gpu_left = 0;
+  for (const GpuDeviceState& g : n.gpus)
+    q.max_gpu_left = std::max(q.max_gpu_left, 1000 - g.milli_used);
+  q.gpu_model = n.spec->gpu_model;
+  q.unschedulable = n.spec->unschedulable;
+  q.hard_taints = std::any_of(n.spec->taints.begin(), n.spec->taints.end(), [](const Taint& t) {
+    return t.effect != TaintEffect::kPreferNoSchedule;
+  });
 }
 
 std::int64_t Cluster::pod_memory(PodId pod, const DeviceUnit* unit) const {
@@ -806,13 +817,18 @@ void Cluster::check_invariants() const {
         }
       }
     }
+    const QuickNode& q = quick_[n.id];
+    CAPSIM_CHECK(q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
+                     q.gpus == n.free(kNvidiaGpu) && q.pods == n.free(kPods) &&
+                     q.whole_gpus == n.free_whole_gpus &&
+                     q.max_gpu_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
+                                                       [](std::int32_t m, const GpuDeviceState& g) {
+                                                         return std::max(m, 1000 - g.milli_used);
+                                                       }),
+                 fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));
-    const QuickNode& q = quick_[n.id];
-    CAPSIM_CHECK(q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
-                     q.gpus == n.free(kNvidiaGpu) && q.pods == n.free(kPods),
-                 fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
   }
   CAPSIM_CHECK(std::abs(allocated - totals_.gpus_allocated) < 1e-6,
                fmt::format("allocated GPUs total {} drifted from the recount {}",

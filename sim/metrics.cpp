@@ -15,7 +15,6 @@ void Integrals::advance(SimTime now, const ClusterTotals& t, bool pods_waiting) 
   gpu_seconds_allocated += t.gpus_allocated * dt;
   gpu_seconds_busy += t.gpus_busy * dt;
   joules += t.power_w * dt;
-  cost_usd += t.cost_per_hour * dt / 3600.0;
   for (std::size_t m = 0; m < mode_allocated.size(); ++m) {
     mode_allocated[m] += t.mode_allocated[m] * dt;
     mode_busy[m] += t.mode_busy[m] * dt;
@@ -138,8 +137,8 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
 }
 
 Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& in, const SampleStats& samples, SimTime end,
-                        std::uint64_t scheduling_cycles, std::uint64_t events) {
+                        const Integrals& in, const CostLedger& cost, const SampleStats& samples,
+                        SimTime end, std::uint64_t scheduling_cycles, std::uint64_t events) {
   const World& w = cluster.world();
   std::map<std::string, double> counts;
   std::vector<double> waits, jcts, slowdowns;
@@ -210,8 +209,9 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   put("gpu_hours_allocated", gpu_hours_alloc);
   put("gpu_hours_busy", gpu_hours_busy);
   put("gpu_hours_lost_to_oom", lost_oom / 3600.0);
-  put("cost_total_usd", in.cost_usd);
-  put("cost_per_busy_gpu_hour_usd", gpu_hours_busy > 0 ? in.cost_usd / gpu_hours_busy : 0);
+  const CostTotals& money = cost.totals();
+  put("cost_total_usd", money.total());
+  put("cost_per_busy_gpu_hour_usd", gpu_hours_busy > 0 ? money.total() / gpu_hours_busy : 0);
   put("energy_kwh", in.joules / 3.6e6);
   // Further metrics (stable once added).
   put("gpus_total", gpus);
@@ -250,6 +250,7 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
     put(fmt::format("queue.{}.wait_seconds_p50", q), percentile(v, 50));
     put(fmt::format("queue.{}.wait_seconds_p95", q), percentile(v, 95));
   }
+  append_cost_metrics(s, cost);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -20,7 +21,6 @@ struct Integrals {
   double gpu_seconds_allocated = 0;
   double gpu_seconds_busy = 0;
   double joules = 0;
-  double cost_usd = 0;  // price per hour x hours
   std::array<double, 5> mode_allocated{};  // per GpuSharing mode
   std::array<double, 5> mode_busy{};
   double mig_slice_seconds_total = 0;
@@ -43,9 +43,11 @@ double percentile(std::vector<double> v, double p);
 
 // `end`: pods still pending count their wait up to it.
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end);
+// `cost` gives the money figures (cost_* and queue.<q>.cost_usd / gpu_hours).
 Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& integrals, const SampleStats& samples, SimTime end,
-                        std::uint64_t scheduling_cycles, std::uint64_t events);
+                        const Integrals& integrals, const CostLedger& cost,
+                        const SampleStats& samples, SimTime end, std::uint64_t scheduling_cycles,
+                        std::uint64_t events);
 
 // Conservation: every arrived pod is in exactly one final state and the counts add up.
 void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods);

@@ -21,6 +21,8 @@ using PodId = std::uint32_t;
 inline constexpr PodId kNoPod = 0xffffffffu;
 using JobId = std::uint32_t;
 inline constexpr JobId kNoJob = 0xffffffffu;
+using GangId = std::uint32_t;
+inline constexpr GangId kNoGang = 0xffffffffu;
 
 enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
 
@@ -68,8 +70,15 @@ struct PodSpec {
   double gpu_sm_fraction = 1.0;
   std::int64_t gpu_memory_used = 0;  // bytes per GPU; 0 = unknown (taken as the request)
   bool fails = false;                // the trace says the pod failed at the end of its run
+  // A copy drawn from the workload's own pods to inflate it (fill experiments); the workload's
+  // typical pods, which define fragmentation, come from the original pods only.
+  bool resampled = false;
 
   std::string source;  // "file:line" it came from
+
+  // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
+  // pods start together or not at all. Index into World::gangs.
+  GangId gang = kNoGang;
 };
 
 enum class PodPhase : std::uint8_t {

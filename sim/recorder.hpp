@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,43 @@ struct SampleRecord {
   double fragmented_gpus = 0;
   double power_w = 0;
   double cost_per_hour = 0;
+  // Fill experiments: GPU request of the pods arrived so far / GPU capacity; NaN (NULL in the
+  // report) for time-driven samples.
+  double arrived_gpu_ratio = std::numeric_limits<double>::quiet_NaN();
+};
+
+// One row of the queue_sample table (design.md §4): a ClusterQueue's quota and usage of one
+// resource in one flavor at a time; a row without flavor sums the flavors and carries what pending
+// workloads request. Amounts in capsim's units (cpu millicores, memory bytes, others units).
+struct QueueSampleRecord {
+  SimTime time = 0;
+  std::string queue;
+  std::string flavor;  // empty = the sum over flavors
+  std::string resource;
+  double usage = 0;
+  double nominal = 0;
+  double borrowed = 0;
+  double pending = 0;  // requested by workloads waiting for admission (flavor-less rows)
+};
+
+// One node pool's figures at a sample time (the `pool_sample` table). Nodes without a pool form
+// the pool "". The shared_units fields count MIG instances or time-slice/MPS replicas that the
+// pool's GPUs advertise and that pods hold; they stay 0 where GPUs are not shared.
+struct PoolSampleRecord {
+  SimTime time = 0;
+  std::string pool;
+  double gpus_total = 0;
+  double gpus_allocated = 0;
+  double gpus_busy = 0;
+  double gpu_memory_total_mib = 0;
+  double gpu_memory_allocated_mib = 0;
+  double gpu_memory_used_mib = 0;
+  std::int64_t pods_running = 0;
+  double fragmented_gpus = 0;
+  double power_w = 0;
+  double cost_per_hour = 0;  // hardware + energy
+  double shared_units_total = 0;
+  double shared_units_allocated = 0;
 };
 
 // One device a pod's DRA resource claim holds (the `pod_claim` table), or a claim of the pod
@@ -84,6 +122,10 @@ class Recorder {
   virtual void begin_run(const RunInfo& info, const World& world) = 0;
   virtual void record_event(const EventRecord& e) = 0;
   virtual void record_sample(const SampleRecord& s) = 0;
+  // Runs with queues (Kueue objects) record these at every sample; others never call it.
+  virtual void record_queue_sample(const QueueSampleRecord& /*q*/) {}
+  // Per-pool figures, right after the cluster-wide sample of the same time.
+  virtual void record_pool_sample(const PoolSampleRecord& /*s*/) {}
   // Called once, after the last event: the pod table, the summary, and the final run row.
   virtual void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
                        const Summary& summary) = 0;

@@ -24,7 +24,8 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       scheduler_(framework, cluster_, reasons, RandomStream(options.seed, "tie-break")),
       queue_(framework),
       recorder_(&recorder),
-      opt_(std::move(options)) {}
+      opt_(std::move(options)),
+      ledger_(cluster_, opt_.energy, opt_.charge) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -32,12 +33,13 @@ void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::stri
 
 void Simulation::integrate() {
   integrals_.advance(engine_.now(), cluster_.totals(), queue_.size() > 0);
+  ledger_.advance(engine_.now());
 }
 
 bool Simulation::has_hard_work() const {
   return next_arrival_ < arrivals_.size() || pending_finishes_ > 0 || terminating_ > 0 ||
          pending_restarts_ > 0 || reconfiguring_ > 0 || queue_.active() > 0 ||
-         queue_.backoff() > 0;
+         queue_.backoff() > 0 || (opt_.admission != nullptr && opt_.admission->busy());
 }
 
 void Simulation::request_cycle() {
@@ -64,6 +66,19 @@ void Simulation::cluster_event(fw::EventMask ev) {
 }
 
 double Simulation::pod_rate(PodId pod, NodeId node) const {
+  double rate = own_rate(pod, node);
+  const GangId g = cluster_.spec(pod).gang;
+  if (g == kNoGang || rate <= 0) return rate;
+  // A gang moves at the pace of its slowest running member (synchronous training steps).
+  for (PodId m : gangs_[g].members) {
+    if (m == pod) continue;
+    const PodState& ms = cluster_.pod(m);
+    if (ms.phase == PodPhase::kRunning) rate = std::min(rate, own_rate(m, ms.node));
+  }
+  return rate;
+}
+
+double Simulation::own_rate(PodId pod, NodeId node) const {
   const PodSpec& s = cluster_.spec(pod);
   const PodState& st = cluster_.pod(pod);
   const NodeSpec& n = world_->nodes[node];
@@ -115,7 +130,19 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
       }
     }
   }
-  for (PodId p : affected) set_rate(p, pod_rate(p, node));
+  // A gang member's pace bounds its siblings', wherever they run.
+  const std::size_t direct = affected.size();
+  for (std::size_t i = 0; i < direct; ++i) {
+    const GangId g = cluster_.spec(affected[i]).gang;
+    if (g == kNoGang) continue;
+    for (PodId m : gangs_[g].members) {
+      if (cluster_.pod(m).phase == PodPhase::kRunning &&
+          std::find(affected.begin(), affected.end(), m) == affected.end()) {
+        affected.push_back(m);
+      }
+    }
+  }
+  for (PodId p : affected) set_rate(p, pod_rate(p, cluster_.pod(p).node));
   if (opt_.device_model != nullptr) {
     integrate();
     for (std::uint16_t g : gpus) {
@@ -137,6 +164,7 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
       cluster_.set_gpu_busy(node, g, busy);
     }
   }
+  ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
 RunResult Simulation::run(RunInfo& info) {
@@ -151,12 +179,14 @@ RunResult Simulation::run(RunInfo& info) {
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
   jobs_.assign(world_->jobs.size(), JobState{});
+  gangs_.assign(world_->gangs.size(), GangRun{});
+  if (opt_.admission != nullptr) opt_.admission->attach(*this);
   node_frag_.assign(cluster_.nodes().size(), 0.0);
   node_frag_gen_.assign(cluster_.nodes().size(), ~std::uint64_t{0});
 
   recorder_->begin_run(info, *world_);
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
-  engine_.schedule(0, kSample);
+  if (opt_.time_samples) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
   if (opt_.device_model == nullptr) {
     // Initial busy fractions (all idle) are already zero; nothing to do.
@@ -176,17 +206,24 @@ RunResult Simulation::run(RunInfo& info) {
   integrate();
   refresh_fragmentation();
   SampleRecord last = make_sample();
-  recorder_->record_sample(last);
+  if (opt_.time_samples) {
+    recorder_->record_sample(last);
+    if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+    record_pool_samples();
+  }
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
+  ledger_.check_rates();
   check_conservation(cluster_, out.pods);
+  check_queueing_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
-  out.summary =
-      compute_summary(cluster_, out.pods, integrals_, sample_stats_, end, out.cycles, out.events);
+  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sample_stats_, end,
+                                out.cycles, out.events);
+  if (opt_.admission != nullptr) opt_.admission->add_summary(out.summary, end);
   info.sim_seconds = to_seconds(end);
   return out;
 }
@@ -221,6 +258,13 @@ void Simulation::handle(const Event& e, Engine& engine) {
     case kSample:
       on_sample();
       break;
+    case kAdmissionCycle:
+      admission_scheduled_ = false;
+      opt_.admission->run_cycles();
+      break;
+    case kAdmissionTimer:
+      opt_.admission->on_timer();
+      break;
     case kLeftoverFlush:
       queue_.flush_unschedulable_leftover(e.time);
       if (queue_.has_active()) request_cycle();
@@ -245,6 +289,7 @@ void Simulation::handle(const Event& e, Engine& engine) {
       CAPSIM_CHECK(it != target_layouts_.end(), "a MIG re-layout ended without a target layout");
       integrate();
       cluster_.end_reconfigure(e.subject, gpu, it->second);
+      ledger_.node_changed(e.subject);
       record("mig_reconfigured", kNoPod, e.subject, fmt::format("GPU {}: {} instance(s)", gpu,
                                                                 it->second.instances.size()));
       target_layouts_.erase(it);
@@ -258,7 +303,11 @@ void Simulation::handle(const Event& e, Engine& engine) {
     default:
       CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
   }
-  if (opt_.paranoid) cluster_.check_invariants();
+  if (opt_.paranoid) {
+    cluster_.check_invariants();
+    check_queueing_invariants();
+    ledger_.check_rates();
+  }
   if (opt_.progress && (engine.processed() & 4095) == 0) {
     const double frac = opt_.horizon != kEndOfTime && opt_.horizon > 0
                             ? static_cast<double>(e.time) / static_cast<double>(opt_.horizon)
@@ -286,9 +335,11 @@ void Simulation::admit_pod(PodId pod) {
   s.phase = PodPhase::kPending;
   s.submit = engine_.now();
   s.pending_since = engine_.now();
-  queue_.add(pod, cluster_.spec(pod).priority, engine_.now());
   record("arrive", pod, kNoNode, "");
-  request_cycle();
+  // Pods of workloads that target a Kueue LocalQueue wait for admission first.
+  if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+    enqueue_for_scheduling(pod);
+  }
 }
 
 void Simulation::create_job_pods(JobId job) {
@@ -316,11 +367,27 @@ void Simulation::on_schedule_cycle() {
     const PodId pod = *popped;
     PodState& s = cluster_.pod(pod);
     ++s.attempts;
+    if (const GangId g = cluster_.spec(pod).gang; g != kNoGang && gangs_[g].leader == pod) {
+      place_gang(pod);  // all its members or none
+      continue;
+    }
     fw::ScheduleResult r = scheduler_.schedule_one(pod);
     if (r.outcome == fw::ScheduleResult::Outcome::kScheduled) {
       queue_.done(pod);
       scheduler_.clear_nomination(pod);
       bind_pod(pod, r.placement);
+      if (opt_.after_attempt) opt_.after_attempt(pod, true, cluster_);
+      continue;
+    }
+    if (!opt_.retry_unschedulable) {
+      // Placed once or never: the pod gives up without queueing, retry or preemption.
+      queue_.done(pod);
+      s.phase = PodPhase::kUnschedulable;
+      s.end = now;
+      s.waited += now - s.pending_since;
+      s.last_unresolvable = r.unresolvable_everywhere;
+      record("unschedulable", pod, kNoNode, r.message);
+      if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
       continue;
     }
     // Unschedulable (or a plugin error): remember why, requeue, maybe preempt.
@@ -332,6 +399,7 @@ void Simulation::on_schedule_cycle() {
     }
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
     queue_.add_unschedulable(pod, r.rejector_plugins, now);
+    if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
     arm_reconfigure();
     if (r.nominated_node != kNoNode && !r.victims.empty()) {
       scheduler_.nominate(pod, r.nominated_node);
@@ -348,6 +416,7 @@ void Simulation::on_schedule_cycle() {
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   integrate();
   cluster_.bind(pod, placement.node, placement.units, placement.share_gpu, placement.claims);
+  ledger_.node_changed(placement.node);
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
@@ -358,6 +427,8 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.nominated_node = kNoNode;
   s.memory_peaked = false;
   ++s.runs;
+  if (spec.gang != kNoGang) ++gangs_[spec.gang].running;
+  if (opt_.admission != nullptr) opt_.admission->on_pod_started(pod);
   if (s.runs == 1 || opt_.restart_from_scratch) s.work_left = spec.duration;
   s.progress_at = -1;
   s.rate = -1;
@@ -420,6 +491,7 @@ void Simulation::release_pod(PodId pod) {
     }
   }
   cluster_.unbind(pod);
+  ledger_.node_changed(node);
   cluster_.pod(pod).rate = 0;
   reevaluate(node, gpus);
 }
@@ -440,6 +512,8 @@ void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind
     ++js.failed;
     if (js.failed <= world_->jobs[spec.job].pod_template.max_restarts) create_job_pods(spec.job);
   }
+  gang_member_stopped(pod, kind);
+  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
@@ -455,6 +529,10 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
   s.end = engine_.now();
   s.work_left = 0;
   record(spec.fails ? "fail" : "complete", pod, node, "");
+  if (spec.gang != kNoGang) {
+    --gangs_[spec.gang].running;
+    ++gangs_[spec.gang].finished;
+  }
   if (spec.job != kNoJob) {
     JobState& js = jobs_[spec.job];
     --js.active;
@@ -466,10 +544,16 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
       create_job_pods(spec.job);
     }
   }
+  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
 void Simulation::evict(PodId victim, PodId preemptor, NodeId node) {
+  (void)node;  // victims run on the nominated node
+  terminate(victim, "preempt", fmt::format("preempted by {}", cluster_.spec(preemptor).name));
+}
+
+void Simulation::terminate(PodId victim, std::string_view kind, const std::string& detail) {
   PodState& s = cluster_.pod(victim);
   if (s.phase != PodPhase::kRunning && s.phase != PodPhase::kCrashBackoff) return;  // leaving
   const PodSpec& spec = cluster_.spec(victim);
@@ -484,9 +568,27 @@ void Simulation::evict(PodId victim, PodId preemptor, NodeId node) {
     s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_share(victim);
   }
   ++terminating_;
-  record("preempt", victim, node, fmt::format("preempted by {}", cluster_.spec(preemptor).name));
-  reevaluate(node, s.gpus);  // it stops computing; its co-runners speed up
+  record(kind, victim, s.node, detail);
+  reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up
   engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.run_version);
+  gang_member_stopped(victim, kind);
+}
+
+void Simulation::gang_member_stopped(PodId pod, std::string_view kind) {
+  const PodSpec& spec = cluster_.spec(pod);
+  if (spec.gang == kNoGang) return;
+  // A gang does not run partly: losing one member restarts all of them. A member in
+  // CrashLoopBackOff still holds its devices and counts as running.
+  --gangs_[spec.gang].running;
+  const std::vector<PodId> members = gangs_[spec.gang].members;
+  for (PodId m : members) {
+    const PodPhase ph = cluster_.pod(m).phase;
+    if (ph == PodPhase::kRunning || ph == PodPhase::kCrashBackoff) {
+      terminate(m, kind,
+                fmt::format("gang {} restarts: its member {} was stopped",
+                            world_->gangs[spec.gang].name, spec.name));
+    }
+  }
 }
 
 void Simulation::on_terminated(PodId pod, std::uint64_t version) {
@@ -502,8 +604,10 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
     s.pending_since = engine_.now();
     s.last_reason = 0;
     record("requeue", pod, node, "recreated after preemption");
-    queue_.add(pod, spec.priority, engine_.now());
-    request_cycle();
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+      enqueue_for_scheduling(pod);
+    }
   } else {
     s.phase = PodPhase::kPreempted;
     s.end = engine_.now();
@@ -513,6 +617,7 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
       --js.active;
       ++js.failed;
     }
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
   }
   cluster_event(fw::kEvAssignedPodDeleted);
 }
@@ -579,6 +684,8 @@ void Simulation::oom_kill(PodId pod) {
     record("oom_kill", pod, node, fmt::format("OOMKilled; recreated in {}", format_duration(backoff)));
     ++pending_restarts_;
     engine_.schedule(now + backoff, kRecreate, pod, 0);
+    gang_member_stopped(pod, "oom_kill");
+    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
     cluster_event(fw::kEvAssignedPodDeleted);
     return;
   }
@@ -627,6 +734,7 @@ void Simulation::on_reconfigure_tick() {
     if (g.holders != 0 || g.reconfiguring) continue;  // only idle GPUs change layout
     integrate();
     cluster_.begin_reconfigure(r.node, r.gpu);
+    ledger_.node_changed(r.node);
     target_layouts_[{r.node, r.gpu}] = r.layout;
     ++reconfiguring_;
     record("mig_reconfigure", kNoPod, r.node,
@@ -664,10 +772,12 @@ SampleRecord Simulation::make_sample() {
   r.gpu_memory_allocated_mib = t.gpu_memory_allocated_mib;
   r.gpu_memory_used_mib = t.gpu_memory_used_mib;
   r.pods_running = t.pods_running;
-  r.pods_pending = static_cast<std::int64_t>(queue_.size());
+  // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
+  r.pods_pending = static_cast<std::int64_t>(
+      queue_.size() + parked_ + (opt_.admission != nullptr ? opt_.admission->held_pods() : 0));
   r.fragmented_gpus = frag_total_ / 1000.0;
   r.power_w = t.power_w;
-  r.cost_per_hour = t.cost_per_hour;
+  r.cost_per_hour = ledger_.cost_per_hour();  // hardware + energy
   ++sample_stats_.count;
   const double free = t.gpus_total - t.gpus_allocated;
   if (free > 1e-9) {
@@ -678,10 +788,17 @@ SampleRecord Simulation::make_sample() {
   return r;
 }
 
+void Simulation::record_pool_samples() {
+  for (const PoolSampleRecord& p : ledger_.pool_samples(engine_.now(), node_frag_))
+    recorder_->record_pool_sample(p);
+}
+
 void Simulation::on_sample() {
   integrate();
   refresh_fragmentation();
   recorder_->record_sample(make_sample());
+  if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+  record_pool_samples();
   const SimTime next = engine_.now() + opt_.sample_interval;
   if (has_hard_work() || (opt_.horizon != kEndOfTime && next <= opt_.horizon)) {
     engine_.schedule(next, kSample);

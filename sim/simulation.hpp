@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "sim/cluster.hpp"
+#include "sim/cost_ledger.hpp"
 #include "sim/device_model.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
+#include "sim/queueing/admission.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -42,6 +44,20 @@ struct SimulationOptions {
   std::function<bool()> should_stop;
   // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
   bool restart_from_scratch = true;
+  // false: a pod whose scheduling attempt fails ends as unschedulable at once, with no queueing,
+  // retry or preemption (fill experiments, as the FGD study's simulator does).
+  bool retry_unschedulable = true;
+  // Time-driven `sample` rows; off when the run records its own (e.g. per arrived percentage).
+  bool time_samples = true;
+  // Called after every scheduling attempt with the cluster as the attempt left it.
+  std::function<void(PodId pod, bool placed, const Cluster& cluster)> after_attempt;
+  // The admission layer in front of the scheduling queue (Kueue), or nullptr: pods then go
+  // straight to the scheduler. Not owned; it must outlive the run.
+  AdmissionController* admission = nullptr;
+  // Cost attribution: energy price and PUE, and what fraction of a device a pod is charged for
+  // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
+  EnergyPricing energy;
+  const DeviceCharge* charge = nullptr;
   // Speed, busy and memory rules of the devices. nullptr: every pod runs at its GPU model's
   // relative speed and nothing runs out of memory.
   const DeviceModel* device_model = nullptr;
@@ -58,7 +74,7 @@ struct RunResult {
   std::uint64_t cycles = 0;
 };
 
-class Simulation final : public EventHandler {
+class Simulation final : public EventHandler, private AdmissionHost {
  public:
   Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
              Recorder& recorder, SimulationOptions options);
@@ -70,7 +86,7 @@ class Simulation final : public EventHandler {
   // Stops at the next event boundary (e.g. on SIGINT); run() then throws Interrupted.
   void request_stop() { stop_requested_ = true; }
 
-  const Cluster& cluster() const { return cluster_; }
+  const Cluster& cluster() const override { return cluster_; }
   void handle(const Event& event, Engine& engine) override;
 
  private:
@@ -82,6 +98,8 @@ class Simulation final : public EventHandler {
     kBackoffWake,
     kSample,
     kLeftoverFlush,
+    kAdmissionCycle,
+    kAdmissionTimer,
     kMemoryPeak,      // a pod reaches its peak GPU memory: OOM check
     kRestart,         // a crashed container restarts in place
     kRecreate,        // a controller recreates an OOM-killed pod
@@ -112,15 +130,35 @@ class Simulation final : public EventHandler {
   void bind_pod(PodId pod, const fw::Placement& placement);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
+  // Starts the grace period of a running pod (preemption, a gang restart, a Kueue eviction).
+  void terminate(PodId pod, std::string_view kind, const std::string& detail);
+  // A gang member stopped running (preempted, evicted, OOM-killed): the rest of its gang stops too.
+  void gang_member_stopped(PodId pod, std::string_view kind);
   void cluster_event(fw::EventMask ev);
   void request_cycle();
   void arm_backoff_wake();
   bool has_hard_work() const;
   void integrate();
+  // A running pod's progress rate: its own, or its gang's slowest member's.
   double pod_rate(PodId pod, NodeId node) const;
+  double own_rate(PodId pod, NodeId node) const;
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
   SampleRecord make_sample();
+  void record_pool_samples();
   void refresh_fragmentation();
+
+  // Gangs and the admission layer (simulation_queueing.cpp).
+  void enqueue_for_scheduling(PodId pod);
+  void place_gang(PodId leader);
+  void check_queueing_invariants() const;
+  SimTime now() const override { return engine_.now(); }
+  void release_to_scheduler(PodId pod) override { enqueue_for_scheduling(pod); }
+  void withdraw(PodId pod, const std::string& why) override;
+  void record(std::string_view kind, PodId pod, std::string detail) override {
+    record(kind, pod, kNoNode, std::move(detail));
+  }
+  void wake_at(SimTime t) override;
+  void request_admission() override;
 
   World* world_;
   Cluster cluster_;
@@ -154,10 +192,24 @@ class Simulation final : public EventHandler {
   bool reconfigure_armed_ = false;
   std::map<std::pair<NodeId, std::uint16_t>, GpuLayout> target_layouts_;
   Integrals integrals_;
+  CostLedger ledger_;
   SampleStats sample_stats_;
   std::vector<double> node_frag_;
   std::vector<std::uint64_t> node_frag_gen_;
   double frag_total_ = 0;
+
+  // A gang waits in the scheduling queue as one member (the leader); the others are parked
+  // until the leader's attempt places them all or none.
+  struct GangRun {
+    std::vector<PodId> members;  // every pod of the gang that became pending
+    PodId leader = kNoPod;
+    std::vector<PodId> parked;
+    std::int32_t running = 0;   // members in phase Running
+    std::int32_t finished = 0;  // members that ended since the gang was last placed
+  };
+  std::vector<GangRun> gangs_;
+  std::size_t parked_ = 0;
+  bool admission_scheduled_ = false;
 };
 
 class Interrupted : public std::runtime_error {

@@ -13,6 +13,7 @@
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/pod.hpp"
+#include "sim/queueing/queue_config.hpp"
 #include "sim/resources.hpp"
 
 namespace capsim {
@@ -64,6 +65,14 @@ struct JobSpec {
   std::string source;
 };
 
+// A gang: pods (sharing PodSpec::gang) that the simulation places all-or-nothing, like Volcano's
+// PodGroup minMember or Kueue's all-or-nothing admission.
+struct GangSpec {
+  std::string name;
+  std::int32_t min_member = 1;  // pods that must be placed together
+  std::string source;
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -81,6 +90,8 @@ struct World {
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";
   DraWorld dra;  // DeviceClasses, ResourceClaims (and templates), published devices per node
+  std::vector<GangSpec> gangs;
+  queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
 
   Sym empty_sym() { return strings.intern(""); }
 };

@@ -93,6 +93,24 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
   return st;
 }
 
+bool NodeResourcesFit::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                         fw::QuickRequirement& req) const {
+  req.pods = 1;
+  for (const auto& [r, want] : pod.requests.items) {
+    if (want <= 0 || r == kPods || ignored_[r]) continue;
+    if (r == kCpu) {
+      req.cpu = want;
+    } else if (r == kMemory) {
+      req.memory = want;
+    } else if (r == kNvidiaGpu) {
+      req.gpus = static_cast<std::int32_t>(std::min<std::int64_t>(want, INT32_MAX));
+    } else {
+      return false;  // not in the copy: filter() decides
+    }
+  }
+  return true;
+}
+
 namespace {
 struct FitScoreState final : fw::StateData {
   std::vector<std::int64_t> pod_requests;  // per args.resources entry

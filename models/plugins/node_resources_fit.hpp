@@ -63,6 +63,9 @@ class NodeResourcesFit final : public fw::Plugin,
   fw::QuickChecks quick_checks() const override {
     return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu]};
   }
+  // Exact when the pod asks only for cpu, memory and nvidia.com/gpu: those and a pod slot.
+  bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,
+                         fw::QuickRequirement& req) const override;
   const NodeResourcesFitArgs& args() const { return args_; }
 
  private:

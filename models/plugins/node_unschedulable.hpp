@@ -16,6 +16,12 @@ class NodeUnschedulable final : public fw::Plugin, public fw::FilterPlugin {
   }
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  // A schedulable node passes.
+  bool quick_requirement(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
+                         fw::QuickRequirement& req) const override {
+    req.schedulable = true;
+    return true;
+  }
 
  private:
   Taint taint_;

@@ -28,6 +28,12 @@ class TaintToleration final : public fw::Plugin,
   }
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  // A node without NoSchedule/NoExecute taints passes whatever the pod tolerates.
+  bool quick_requirement(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
+                         fw::QuickRequirement& req) const override {
+    req.untainted = true;
+    return true;
+  }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,

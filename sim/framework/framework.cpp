@@ -30,6 +30,8 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
     filter_.emplace_back(i, as<FilterPlugin>(*cfg_.plugins[i], "Filter"));
     const QuickChecks q = filter_.back().second->quick_checks();
     quick_.resources = quick_.resources || q.resources;
+    quick_.whole_gpus = quick_.whole_gpus || q.whole_gpus;
+    quick_.gpu_share = quick_.gpu_share || q.gpu_share;
   }
   if (!cfg_.use_quick_checks) quick_ = QuickChecks{};
   for (std::size_t i : cfg_.post_filter)
@@ -74,10 +76,30 @@ Status Framework::run_pre_filter(CycleState& state, const PodSpec& pod,
   return Status::success();
 }
 
-Status Framework::run_filters(const CycleState& state, const PodSpec& pod,
-                              const NodeInfo& node) const {
-  for (auto [i, p] : filter_) {
+void Framework::prepare_quick(const CycleState& state, const PodSpec& pod) const {
+  quick_known_.assign(filter_.size(), 0);
+  quick_req_.assign(filter_.size(), QuickRequirement{});
+  quick_combined_ = QuickRequirement{};
+  quick_all_ = cfg_.use_quick_checks;
+  if (!cfg_.use_quick_checks) return;
+  for (std::size_t k = 0; k < filter_.size(); ++k) {
+    auto [i, p] = filter_[k];
     if (state.skip_filter().test(i)) continue;
+    if (p->quick_requirement(state, pod, quick_req_[k])) {
+      quick_known_[k] = 1;
+      quick_all_ = quick_all_ && quick_combined_.merge(quick_req_[k]);
+    } else {
+      quick_all_ = false;
+    }
+  }
+}
+
+Status Framework::run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                              const QuickNode* quick) const {
+  for (std::size_t k = 0; k < filter_.size(); ++k) {
+    auto [i, p] = filter_[k];
+    if (state.skip_filter().test(i)) continue;
+    if (quick != nullptr && quick_known_[k] && quick_req_[k].met_by(*quick)) continue;
     Status s = p->filter(state, pod, node);
     if (!s.is_success()) {
       s.plugin = static_cast<std::int16_t>(i);

@@ -60,8 +60,18 @@ class Framework {
   Status run_pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) const;
   // The union of the enabled Filter plugins' quick checks.
   const QuickChecks& quick_checks() const { return quick_; }
-  // Filter: the first failing plugin's status, or success.
-  Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node) const;
+
+  // Asks the Filter plugins that run for this cycle's pod (after PreFilter) what a QuickNode must
+  // show for them to accept; run once per cycle before quick_feasible() and run_filters(quick).
+  void prepare_quick(const CycleState& state, const PodSpec& pod) const;
+  // Every filter accepts a node with this copy (so it is feasible; no plugin needs calling).
+  bool quick_feasible(const QuickNode& node) const {
+    return quick_all_ && quick_combined_.met_by(node);
+  }
+  // Filter: the first failing plugin's status, or success. With `quick` (the node's QuickNode,
+  // exact for `node`), a plugin whose prepared requirement the copy meets is not called.
+  Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                     const QuickNode* quick = nullptr) const;
   bool has_post_filter() const { return !cfg_.post_filter.empty(); }
   PostFilterResult run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                    const Diagnosis& diagnosis, const Snapshot& snap) const;
@@ -93,6 +103,12 @@ class Framework {
   std::vector<std::pair<std::size_t, BindPlugin*>> bind_;
   mutable std::vector<std::int64_t> scratch_;
   QuickChecks quick_;
+  // Per cycle (prepare_quick): per filter_ entry, whether it stated a requirement and which; and
+  // all of them merged, valid when every running filter stated one.
+  mutable std::vector<std::uint8_t> quick_known_;
+  mutable std::vector<QuickRequirement> quick_req_;
+  mutable QuickRequirement quick_combined_;
+  mutable bool quick_all_ = false;
 };
 
 }  // namespace capsim::fw

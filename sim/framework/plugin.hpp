@@ -5,6 +5,7 @@
 // CycleState, and never touch the engine or the clock: a policy is a pure function of state.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -85,6 +86,51 @@ class PreFilterPlugin {
 // not change.
 struct QuickChecks {
   bool resources = false;   // cpu, memory, nvidia.com/gpu and the pod count must fit
+  bool whole_gpus = false;  // a whole-GPU pod needs that many physical GPUs free
+  bool gpu_share = false;   // a GPU-share pod needs one GPU with at least its share left
+};
+
+// What a node's QuickNode must show for a Filter plugin to accept it, for one pod: thresholds on
+// the copy's fields. A plugin that can say sets the fields it cares about (once per pod), and
+// the scheduler then needs neither the plugin nor the node's NodeInfo to know the verdict on a
+// node that meets them. Fields left at their defaults require nothing.
+struct QuickRequirement {
+  std::int64_t cpu = 0;
+  std::int64_t memory = 0;
+  std::int32_t gpus = 0;                            // nvidia.com/gpu free
+  std::int32_t pods = 0;                            // pod slots free
+  std::int32_t whole_gpus = 0;                      // physical GPUs free
+  std::int32_t gpu_share = 0;                       // milli left on the emptiest GPU
+  bool schedulable = false;                         // not cordoned
+  bool untainted = false;                           // no NoSchedule/NoExecute taint
+  bool has_gpus = false;                            // a GPU model at all
+  const std::vector<GpuModelId>* models = nullptr;  // the node's model must be listed
+
+  bool met_by(const QuickNode& q) const {
+    return q.cpu >= cpu && q.memory >= memory && q.gpus >= gpus && q.pods >= pods &&
+           q.whole_gpus >= whole_gpus && q.max_gpu_left >= gpu_share &&
+           !(schedulable && q.unschedulable) && !(untainted && q.hard_taints) &&
+           !(has_gpus && q.gpu_model == kNoGpuModel) &&
+           (models == nullptr ||
+            std::find(models->begin(), models->end(), q.gpu_model) != models->end());
+  }
+  // Adds `o`'s conditions; false if they cannot be expressed together (two model lists).
+  bool merge(const QuickRequirement& o) {
+    cpu = std::max(cpu, o.cpu);
+    memory = std::max(memory, o.memory);
+    gpus = std::max(gpus, o.gpus);
+    pods = std::max(pods, o.pods);
+    whole_gpus = std::max(whole_gpus, o.whole_gpus);
+    gpu_share = std::max(gpu_share, o.gpu_share);
+    schedulable = schedulable || o.schedulable;
+    untainted = untainted || o.untainted;
+    has_gpus = has_gpus || o.has_gpus;
+    if (o.models != nullptr) {
+      if (models != nullptr) return false;
+      models = o.models;
+    }
+    return true;
+  }
 };
 
 class FilterPlugin {
@@ -93,6 +139,12 @@ class FilterPlugin {
   virtual Status filter(const CycleState& state, const PodSpec& pod,
                         const NodeInfo& node) const = 0;
   virtual QuickChecks quick_checks() const { return {}; }
+  // For this pod: fills `req` so that filter() accepts every node whose QuickNode meets it, and
+  // returns true; false if the plugin cannot tell from the copy (then it is always called).
+  virtual bool quick_requirement(const CycleState& /*state*/, const PodSpec& /*pod*/,
+                                 QuickRequirement& /*req*/) const {
+    return false;
+  }
 };
 
 // Per-node results of the filter phase, for PostFilter and the failure message.

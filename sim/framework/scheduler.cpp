@@ -70,7 +70,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
       if (any) return fw_->run_filters(state_, spec, scratch_node_);
     }
   }
-  return fw_->run_filters(state_, spec, node);
+  return fw_->run_filters(state_, spec, node, quick_ready_ ? &cluster_->quick()[node.id] : nullptr);
 }
 
 std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
@@ -99,6 +99,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   const auto num_nodes = static_cast<std::int32_t>(nodes.size());
   ScheduleResult result;
   state_.begin_cycle(pod);
+  quick_ready_ = false;
   diagnosis_.node_statuses.clear();
   diagnosis_.rejector_plugins = 0;
   diagnosis_.prefilter_reason = 0;
@@ -131,6 +132,9 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     return fail({});
   }
 
+  fw_->prepare_quick(state_, spec);
+  quick_ready_ = true;
+
   // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
   const NodeId nominated = nominated_node(pod);
   if (nominated != kNoNode) {
@@ -150,15 +154,25 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     const std::int64_t want_cpu = spec.requests.get(kCpu);
     const std::int64_t want_mem = spec.requests.get(kMemory);
     const std::int64_t want_gpu = spec.requests.get(kNvidiaGpu);
+    const bool whole_gpu_pod = spec.gpu_count > 0 && spec.gpu_milli == 0;
+    const bool share_pod = spec.gpu_count == 0 && spec.gpu_milli > 0;
     const auto& quick = cluster_->quick();
     auto quick_reject = [&](NodeId id) {
       if (!nominated_by_node_.empty() && nominated_by_node_.count(id)) return false;
       const QuickNode& q = quick[id];
-      return qc.resources &&
-             ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
-              (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1);
+      if (qc.resources &&
+          ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
+           (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1)) {
+        return true;
+      }
+      return (qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count) ||
+             (qc.gpu_share && share_pod && q.max_gpu_left < spec.gpu_milli);
     };
+    // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
+    // (nodes with nominated pods never take a quick path).
+    const QuickNode* quick_base = quick.data();
     bool skipped_any = false;
+    skipped_.clear();
     std::int32_t processed = 0;
     const auto n = static_cast<std::size_t>(num_nodes);
     const std::size_t start = next_start_node_index_;
@@ -167,6 +181,13 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
       ++processed;
       if (quick_reject(id)) {
         skipped_any = true;
+        skipped_.push_back(id);
+        continue;
+      }
+      if (fw_->quick_feasible(quick_base[id]) &&
+          (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
+        feasible_.push_back(id);
+        if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
         continue;
       }
       Status s = filter_with_nominated(pod, spec, nodes[id]);
@@ -186,17 +207,26 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
     result.evaluated_nodes = processed;
     if (feasible_.empty() && skipped_any) {
-      // Every node was processed and none fits: evaluate in full for the diagnosis.
+      // Every node was processed and none fits: evaluate the quick-rejected ones in full for the
+      // diagnosis, merging them into the statuses in evaluation order.
+      first_pass_.swap(diagnosis_.node_statuses);
       diagnosis_.node_statuses.clear();
-      diagnosis_.rejector_plugins = 0;
+      std::size_t next_first = 0, next_skipped = 0;
       for (std::size_t k = 0; k < n; ++k) {
         const NodeId id = static_cast<NodeId>((start + k) % n);
-        Status s = filter_with_nominated(pod, spec, nodes[id]);
-        CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
-                                                  "quick check",
-                                                  nodes[id].spec->name));
-        diagnosis_.node_statuses.emplace_back(id, s);
-        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+        if (next_skipped < skipped_.size() && skipped_[next_skipped] == id) {
+          ++next_skipped;
+          Status s = filter_with_nominated(pod, spec, nodes[id]);
+          CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
+                                                    "quick check",
+                                                    nodes[id].spec->name));
+          diagnosis_.node_statuses.emplace_back(id, s);
+          if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+        } else {
+          CAPSIM_CHECK(next_first < first_pass_.size() && first_pass_[next_first].first == id,
+                       "the diagnosis lost a node");
+          diagnosis_.node_statuses.push_back(first_pass_[next_first++]);
+        }
       }
     }
   }

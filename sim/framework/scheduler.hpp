@@ -59,6 +59,8 @@ class Scheduler {
                         const std::string& post_filter) const;
 
  private:
+  // Runs the filters, with the pods nominated to the node counted as placed; uses the node's
+  // QuickNode to skip plugins that can accept from it when no pod is nominated there.
   Status filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node);
 
   const Framework* fw_;
@@ -75,6 +77,9 @@ class Scheduler {
   std::vector<NodeId> feasible_;
   std::vector<std::int64_t> totals_;
   Diagnosis diagnosis_;
+  std::vector<NodeId> skipped_;  // nodes a quick check rejected, in evaluation order
+  bool quick_ready_ = false;     // the framework's quick requirements are for this cycle's pod
+  std::vector<std::pair<NodeId, Status>> first_pass_;
   NodeInfo scratch_node_;
 };
 

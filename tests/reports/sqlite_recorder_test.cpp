@@ -67,7 +67,7 @@ std::string file_bytes(const fs::path& p) {
 // that never starts.
 World make_world() {
   World w;
-  GpuModelInfo h100;
+  GpuModelInfo h100;  // field by field: GpuModelInfo grew MIG fields (-Wmissing-field-initializers)
   h100.name = "H100-SXM5-80GB";
   h100.memory_bytes = 80 * kGiB;
   h100.sms = 132;

@@ -36,5 +36,9 @@ std::string format_number(double v);  // integers without decimals, others with 
 int cmd_run(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 int cmd_catalog(const std::vector<std::string>& args);
+int cmd_import(const std::vector<std::string>& args);
+int cmd_report(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
+int cmd_check(const std::vector<std::string>& args);
 
 }  // namespace capsim::cli

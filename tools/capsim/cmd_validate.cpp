@@ -5,13 +5,17 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
@@ -24,12 +28,52 @@ namespace {
 // Returns a one-line description of what was validated.
 std::string validate_one(const std::string& path, const LoadOptions& lo) {
   namespace fs = std::filesystem;
+  register_kueue_manifest_kinds();
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
+  }
+  if (fs::path(path).extension() == ".json" || fs::path(path).extension() == ".csv") {
+    // A job-level trace: capsim's job CSV (a `job` column, no `pod`), a Helios log (`job_id`),
+    // or a Philly log (JSON).
+    std::string format;
+    if (fs::path(path).extension() == ".json") {
+      format = "philly";
+    } else {
+      std::ifstream in(path);
+      std::string line;
+      while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
+      }
+      const auto has = [&](const std::string& col) {
+        return ("," + line + ",").find("," + col + ",") != std::string::npos;
+      };
+      if (has("job_id")) format = "helios";
+      if (has("job") && !has("pod")) format = "capsim-jobs";
+    }
+    if (!format.empty()) {
+      World w;
+      WorldBuilder b(w, GpuCatalog::builtin());
+      const JobTraceRead read = read_job_trace(format, path);
+      const std::size_t pods = add_job_trace(read.rows, b, JobTraceOptions{});
+      b.finalize();
+      std::size_t skipped = 0;
+      for (const auto& [why, n] : read.skipped)
+        skipped += n;
+      return fmt::format("{} job trace, {} jobs ({} pods, {} gangs), {} left out", format,
+                         read.rows.size(), pods, w.gangs.size(), skipped);
+    }
   }
   if (fs::path(path).extension() == ".csv") {
     World w;
     WorldBuilder b(w, GpuCatalog::builtin());
+    // The Alibaba openb lists are recognised by their header (docs/trace-format.md); capsim
+    // traces may start with '#' comments.
+    const CsvFile f = CsvFile::read_file(path, CsvOptions{'#', true});
+    if (is_openb_node_list(f)) {
+      return fmt::format("alibaba-openb node list, {} nodes", read_openb_nodes(f, &b).size());
+    }
+    if (is_openb_pod_list(f)) {
+      return fmt::format("alibaba-openb pod list, {} pods", read_openb_pods(f, &b).size());
+    }
     const std::size_t n = load_capsim_trace(path, b, TraceOptions{});
     b.finalize();
     return fmt::format("capsim trace, {} pods", n);
@@ -74,6 +118,14 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     load_manifest_docs(docs, b, mo);
     b.finalize();
     finalize_dra(b, &warnings);
+    if (w.queues.active() || !w.queues.local_queues.empty() || !w.queues.flavors.empty()) {
+      return fmt::format(
+          "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es); Kueue: "
+          "{} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} Cohort(s)",
+          w.nodes.size(), w.pods.size(), w.jobs.size(), w.priority_classes.size(),
+          w.queues.cluster_queues.size(), w.queues.local_queues.size(), w.queues.flavors.size(),
+          w.queues.cohorts.size());
+    }
     return fmt::format(
         "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es)",
         w.nodes.size(), w.pods.size(), w.jobs.size(), w.priority_classes.size());
@@ -93,6 +145,12 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
                                 s.name, s.world->nodes.size(), s.world->pods.size(),
                                 s.world->jobs.size(), profile_names(s).size());
+  if (s.world->queues.active()) {
+    out += fmt::format(
+        "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} gang(s)",
+        s.world->queues.cluster_queues.size(), s.world->queues.local_queues.size(),
+        s.world->queues.flavors.size(), s.world->gangs.size());
+  }
   const DraWorld& dra = s.world->dra;
   if (!dra.empty()) {
     // DRA: what was read and published, so a missing class or slice shows before a run.
@@ -133,7 +191,8 @@ int cmd_validate(const std::vector<std::string>& args) {
     if (vm.count("help")) {
       std::cout << opts
                 << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
-                   "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces.\n";
+                   "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
+                 "Alibaba openb node and pod lists).\n";
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one file is required");

@@ -17,6 +17,12 @@ Commands:
   run SCENARIO.yaml      simulate a scenario and write a SQLite report
   validate FILE...       check scenarios, manifests and traces; errors with file:line
   catalog [MODEL]        list GPU models, MIG profiles and prices
+  import FORMAT INPUT... convert a public trace (alibaba-openb) or job log (helios, philly)
+                         into capsim files
+  report RUN.db          HTML report, markdown headline, Prometheus export of a run
+  compare RUN.db...      runs side by side: means and 95 % confidence intervals over seeds
+  check --baseline B.db --candidate C.db
+                         CI gate: exit 1 when the candidate regresses past the thresholds
 
 Options:
   -h, --help             show this help
@@ -48,6 +54,10 @@ int main(int argc, char** argv) {
   if (cmd == "run") return capsim::cli::cmd_run(rest);
   if (cmd == "validate") return capsim::cli::cmd_validate(rest);
   if (cmd == "catalog") return capsim::cli::cmd_catalog(rest);
+  if (cmd == "import") return capsim::cli::cmd_import(rest);
+  if (cmd == "report") return capsim::cli::cmd_report(rest);
+  if (cmd == "compare") return capsim::cli::cmd_compare(rest);
+  if (cmd == "check") return capsim::cli::cmd_check(rest);
   std::cerr << fmt::format("capsim: unknown command '{}'\n\n{}", cmd, kUsage);
   return capsim::cli::kUsage;
 }

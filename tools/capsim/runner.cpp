@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 
+#include "models/fill_experiment.hpp"
 #include "models/device_model.hpp"
 #include "models/fragmentation.hpp"
 #include "models/mig_reconfigure.hpp"
 #include "models/plugin_registry.hpp"
+#include "sim/queueing/kueue_admission.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace capsim {
@@ -60,6 +63,9 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
     opt.reconfigurer = &reconfigurer;
     opt.reconfigure_interval = s.mig_reconfiguration_interval;
   }
+  // Kueue admission in front of the scheduler when the scenario has ClusterQueues.
+  const std::unique_ptr<AdmissionController> admission = queueing::make_admission(*s.world);
+  opt.admission = admission.get();
 
   out.info.scenario = s.name;
   out.info.scenario_path = s.path;
@@ -69,8 +75,23 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   out.info.capsim_version = CAPSIM_VERSION;
   out.info.overrides = s.overrides_text;
 
+  // A fill experiment records its curve after every arrival (models/fill_experiment.hpp).
+  std::optional<FillCurve> curve;
+  if (s.fill) {
+    curve.emplace(*s.world, frag);
+    opt.after_attempt = [&curve](PodId pod, bool placed, const Cluster& c) {
+      curve->observe(pod, placed, c);
+    };
+  }
+
   Simulation sim(*s.world, framework, reasons, recorder, opt);
   out.result = sim.run(out.info);
+  if (curve) {
+    for (const SampleRecord& r : curve->samples())
+      recorder.record_sample(r);
+    for (auto& m : curve->summary())
+      out.result.summary.push_back(std::move(m));
+  }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.info.wall_seconds = out.wall_seconds;
   out.info.status = "complete";

@@ -28,11 +28,13 @@ constexpr const char* kGpuMilli = "capsim.io/gpu-milli";
 constexpr const char* kFails = "capsim.io/fails";
 constexpr const char* kQueue = "capsim.io/queue";
 constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
+constexpr const char* kGang = "capsim.io/gang";
 
 const std::vector<std::string>& pod_annotations() {
   static const std::vector<std::string> k = {kArrival,  kDuration,      kLongRunning,
                                              kGpuUtil,  kGpuSmFraction, kGpuMemory,
-                                             kGpuMilli, kFails,         kQueue};
+                                             kGpuMilli, kFails,         kQueue,
+                                             kGang};
   return k;
 }
 
@@ -660,6 +662,11 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   doc.ignore("status");
   SimAnnotations a;
   a.add(meta, "Pod");
+  if (auto g = a.get(kGang)) {
+    g->fail(
+        "capsim.io/gang applies to Jobs; group pods with the label "
+        "kueue.x-k8s.io/pod-group-name");
+  }
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name));
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
@@ -717,6 +724,11 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   if (tmeta) p.labels = tmeta->labels;
   p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
   p.labels.set(b.sym("job-name"), b.sym(job.name));
+  // Kueue reads its labels (queue name, workload priority class) from the Job object.
+  for (const char* key : {kQueueNameLabel, "kueue.x-k8s.io/priority-class"}) {
+    const Sym k = b.world().strings.find(key);
+    if (k != kNoSym && meta.labels.has(k) && !p.labels.has(k)) p.labels.set(k, meta.labels.get(k));
+  }
   parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kJob);
   tmpl.finish();
 
@@ -732,6 +744,21 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   p.queue = job.queue;
   p.max_restarts = static_cast<std::int32_t>(backoff);
   p.requeue_on_preemption = true;  // the Job controller recreates a preempted pod
+  // capsim.io/gang: "true" (all pods of a wave) or a minimum count places them all-or-nothing.
+  if (auto g = a.get(kGang)) {
+    const std::int32_t wave = std::min(job.parallelism, job.completions);
+    std::int32_t min_member = 0;
+    const std::string v = g->str();
+    if (v == "true") {
+      min_member = wave;
+    } else if (v != "false") {
+      min_member = static_cast<std::int32_t>(g->integer(1, wave));
+    }
+    if (min_member > 0) {
+      b.world().gangs.push_back(GangSpec{job.name, min_member, short_location(g->where())});
+      p.gang = static_cast<GangId>(b.world().gangs.size() - 1);
+    }
+  }
   b.add_job(std::move(job), located(doc.node()));
 }
 

@@ -2,18 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "models/cost_model.hpp"
 #include "models/plugin_registry.hpp"
 #include "models/workload/synthetic.hpp"
 #include "sim/quantity.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -46,6 +51,7 @@ struct Ctx {
   std::string resolve(const YamlNode& n) const {
     std::string p = n.str();
     const std::string key = "{data_dir}";
+    bool expanded = false;
     if (auto pos = p.find(key); pos != std::string::npos) {
       if (data_dir.empty()) {
         n.fail(
@@ -53,9 +59,12 @@ struct Ctx {
             "given");
       }
       p.replace(pos, key.size(), data_dir);
+      expanded = true;
     }
     fs::path fp(p);
-    if (fp.is_relative()) fp = base / fp;
+    // data_dir is already resolved (against the scenario's directory, or the working directory
+    // for --data-dir), so an expanded path is not rebased.
+    if (fp.is_relative() && !expanded) fp = base / fp;
     return fp.lexically_normal().string();
   }
 };
@@ -213,6 +222,22 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
       c.b->add_node(std::move(n), model, gpus, price, p.where());
     }
   }
+  if (auto lists = m.opt("node_lists")) {
+    // Node list files of public traces: [{path, format: alibaba-openb, pods}].
+    for (const YamlNode& l : lists->seq()) {
+      MapReader lm = l.map();
+      const std::string path = c.resolve(lm.req("path"));
+      const std::string format = lm.req("format").str();
+      OpenbNodeOptions opt;
+      opt.pods = lm.int_or("pods", 110, 1, 100000);
+      if (format != "alibaba-openb") {
+        lm.req("format").fail(
+            fmt::format("unknown node list format '{}' (supported: alibaba-openb)", format));
+      }
+      lm.finish();
+      load_openb_nodes(path, *c.b, opt);
+    }
+  }
   m.finish();
 }
 
@@ -305,15 +330,26 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
+      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
+        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
+        tm.finish();
+        continue;
+      }
       TraceOptions opt;
       opt.time_offset = tm.duration_or("time_offset", 0);
       opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
       opt.default_queue = tm.str_or("queue", "");
-      if (format != "capsim") {
-        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: capsim)", format));
+      if (format != "capsim" && format != "alibaba-openb") {
+        tm.req("format").fail(
+            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb, {})", format,
+                        fmt::join(job_trace_formats(), ", ")));
       }
       tm.finish();
-      load_capsim_trace(path, *c.b, opt);
+      if (format == "alibaba-openb") {
+        load_openb_pods(path, *c.b, OpenbPodOptions{});
+      } else {
+        load_capsim_trace(path, *c.b, opt);
+      }
     }
   }
   m.finish();
@@ -402,6 +438,34 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
   }
 }
 
+// `experiment: {kind: fill, inflate_to, shuffle, spacing}` (models/fill_experiment.hpp): the
+// workload is rewritten into one-by-one arrivals that never leave, each placed once or failed.
+void apply_experiment(const YamlNode& ex, Scenario& s) {
+  MapReader m = ex.map();
+  YamlNode kind = m.req("kind");
+  if (kind.str() != "fill") {
+    kind.fail(fmt::format("unknown experiment kind '{}' (supported: fill)", kind.str()));
+  }
+  FillOptions fo;
+  fo.inflate_to = m.num_or("inflate_to", 0, 0, 1000);
+  fo.shuffle = m.bool_or("shuffle", true);
+  fo.shuffle_nodes = m.bool_or("shuffle_nodes", true);
+  fo.spacing = m.duration_or("spacing", kSecond);
+  if (fo.spacing <= 0) m.req("spacing").fail("the spacing between arrivals must be positive");
+  m.finish();
+  if (!s.world->jobs.empty()) ex.fail("a fill experiment replays pods; the scenario has Jobs");
+  if (fo.inflate_to > 0) {
+    std::int64_t requested = 0;
+    for (const PodSpec& p : s.world->pods)
+      requested += pod_gpu_request_milli(p);
+    if (requested == 0) ex.fail("inflate_to needs pods that request GPUs");
+  }
+  s.fill = prepare_fill(*s.world, fo, s.seed);
+  s.sim.retry_unschedulable = false;
+  s.sim.time_samples = false;
+  s.sim.horizon = s.fill->last_arrival + fo.spacing;
+}
+
 }  // namespace
 
 std::vector<std::string> profile_names(const Scenario& s) {
@@ -420,6 +484,7 @@ std::vector<std::string> profile_names(const Scenario& s) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
   const std::string text = read_all(path);
@@ -510,8 +575,21 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
   }
 
+  // The cost model prices every node the loaders add, so it is read before the cluster.
+  std::optional<CostConfig> cost;
+  if (auto co = m.opt("cost")) {
+    cost = CostConfig::parse(*co, s.catalog);
+    s.sim.energy = cost->energy;
+  }
+
   s.world = std::make_unique<World>();
   WorldBuilder b(*s.world, s.catalog);
+  if (cost) {
+    b.set_node_pricer([&cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
+                              std::optional<double> price, const InputLocation& where) {
+      return cost->node_price_per_hour(n.pool, model, gpus, price, where);
+    });
+  }
   c.b = &b;
   c.s = &s;
   if (auto mc = m.opt("mig_configs")) {
@@ -561,12 +639,25 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       load_manifest_file(c.resolve(f), b, mo);
   }
   if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+  if (auto k = m.opt("kueue")) {
+    load_kueue_section(
+        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+  }
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
+  std::optional<YamlNode> experiment = m.opt("experiment");
   m.finish();
   b.finalize();
   finalize_dra(b, &s.warnings);
+  if (cost) {
+    std::vector<std::string> pools;
+    for (const NodeSpec& n : s.world->nodes) {
+      if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
+    }
+    cost->check_pools(pools);
+  }
   if (s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
+  if (experiment) apply_experiment(*experiment, s);
   for (const PodSpec& p : s.world->pods) {
     if (p.duration == kEndOfTime && s.sim.horizon == kEndOfTime) {
       doc.fail(fmt::format("pod {} ({}) never finishes, so the scenario needs simulation.horizon",

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/fill_experiment.hpp"
 #include "models/device_model.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_reader.hpp"
@@ -40,6 +41,8 @@ struct Scenario {
   std::vector<YamlNode> profiles;             // profiles defined in the scenario
   std::vector<std::string> warnings;
   std::string overrides_text;
+  // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it.
+  std::optional<FillPlan> fill;
   // Device sharing: the performance/OOM model's parameters, and MIG re-layouts.
   DeviceModelParams device_params;
   bool mig_reconfiguration = false;

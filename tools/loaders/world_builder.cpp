@@ -177,8 +177,12 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       fail_at(where, fmt::format("allocatable {} exceeds capacity", world_->resources.name(r)));
     }
   }
-  if (price_override) {
-    if (*price_override < 0) fail_at(where, "price_per_hour must not be negative");
+  if (price_override && *price_override < 0) {
+    fail_at(where, "price_per_hour must not be negative");
+  }
+  if (pricer_) {
+    node.price_per_hour = pricer_(node, model, gpus, price_override, where);
+  } else if (price_override) {
     node.price_per_hour = *price_override;
   } else if (model != nullptr) {
     node.price_per_hour = gpus * model->price_per_hour;
@@ -299,6 +303,15 @@ void WorldBuilder::finalize() {
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
     resolve_priority(world_->jobs[j].pod_template, job_where_[j]);
   }
+  for (auto& [key, check] : finalizers_)
+    check();
+}
+
+void WorldBuilder::on_finalize(const std::string& key, std::function<void()> check) {
+  for (const auto& f : finalizers_) {
+    if (f.first == key) return;
+  }
+  finalizers_.emplace_back(key, std::move(check));
 }
 
 }  // namespace capsim

@@ -6,6 +6,7 @@
 // InputErrors pointing at the offending input.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,12 @@ class WorldBuilder {
   // kubernetes.io/hostname, capsim.io/pool). Price: `price_override` or gpus x model price.
   NodeId add_node(NodeSpec node, const GpuModel* model, std::int32_t gpus,
                   std::optional<double> price_override, const InputLocation& where);
+  // Replaces the default node price (above) with the scenario's cost model: called with the
+  // node (pool set), its model (or null), GPU count, the price the input gave (if any) and where
+  // the node was defined; returns the node's hourly price.
+  using NodePricer = std::function<double(const NodeSpec&, const GpuModel*, std::int32_t,
+                                          std::optional<double>, const InputLocation&)>;
+  void set_node_pricer(NodePricer pricer) { pricer_ = std::move(pricer); }
 
   // Adds a pod. Derives gpu_count from requests[nvidia.com/gpu] (and checks gpu_milli shares).
   // `where` is kept to report priority-class errors at finalize().
@@ -49,6 +56,10 @@ class WorldBuilder {
   // Resolves priority classes for every pod and job template; checks that every pod can in
   // principle be expressed (e.g. requests are non-negative). Call once, after all sources.
   void finalize();
+  // Runs `check` at the end of finalize(), once per `key` (a later registration with the same key
+  // is ignored). Loaders of other kinds (Kueue objects) use it to resolve references across
+  // files once everything is read.
+  void on_finalize(const std::string& key, std::function<void()> check);
 
   std::size_t node_count() const { return world_->nodes.size(); }
 
@@ -64,6 +75,8 @@ class WorldBuilder {
   std::map<std::string, InputLocation> pc_names_;
   std::vector<InputLocation> pod_where_;
   std::vector<InputLocation> job_where_;
+  std::vector<std::pair<std::string, std::function<void()>>> finalizers_;
+  NodePricer pricer_;
 };
 
 // "file:line" for PodSpec/NodeSpec::source.

@@ -181,3 +181,73 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
     CHECK(failed > 10);
   }
 }
+
+TEST_CASE("quick checks and quick accepts change no decision or message under the FGD profiles") {
+  // The FGD study's profiles let every filter accept nodes from the QuickNode copy; with and
+  // without the quick paths, placements, GPUs and failure messages must be identical, on nodes
+  // with taints, cordons, several GPU models and pods asking for shares, whole GPUs or no GPU.
+  for (const char* profile : {"FGD", "GpuPacking", "BestFit"}) {
+    CAPTURE(profile);
+    auto build = [&](bool quick) {
+      auto r = std::make_unique<Rig>();
+      RandomStream rng(11, "quick-accept-test");
+      const char* models[] = {"G2", "T4", "P100"};
+      for (int i = 0; i < 150; ++i) {
+        auto nb = r->tw.node("n" + std::to_string(i))
+                      .cpu(std::to_string(8 + 8 * rng.below(8)))
+                      .memory("256Gi");
+        if (rng.below(8) != 0) {
+          nb.gpus(static_cast<std::int32_t>(1u << rng.below(4)), models[rng.below(3)]);
+        }
+        if (rng.below(10) == 0) nb.taint("dedicated", "x", "NoSchedule");
+        if (rng.below(20) == 0) nb.unschedulable();
+        nb.add();
+      }
+      const std::int32_t shares[] = {810, 470, 320, 650, 250};
+      for (int i = 0; i < 700; ++i) {
+        auto pb = r->tw.pod("p" + std::to_string(i))
+                      .cpu(std::to_string(1 + rng.below(12)))
+                      .memory(std::to_string(1 + rng.below(32)) + "Gi");
+        const auto kind = rng.below(10);
+        if (kind < 4) {
+          pb.gpu_milli(shares[rng.below(5)]);
+        } else if (kind < 8) {
+          pb.gpus(static_cast<std::int32_t>(1u << rng.below(3)));
+        }
+        if (kind < 8 && rng.below(6) == 0) pb.gpu_models({models[rng.below(3)]});
+        if (rng.below(15) == 0) pb.toleration("dedicated", "x", "NoSchedule");
+        pb.add();
+      }
+      r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
+      auto cfg = build_builtin_profile(profile, *r->ctx).config;
+      cfg.use_quick_checks = quick;
+      r->fw = std::make_unique<fw::Framework>(std::move(cfg));
+      r->cluster = std::make_unique<Cluster>(r->tw.world());
+      r->sched =
+          std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+      return r;
+    };
+    auto fast = build(true);
+    auto slow = build(false);
+    int placed = 0, failed = 0;
+    for (PodId p = 0; p < 700; ++p) {
+      auto a = fast->sched->schedule_one(p);
+      auto b = slow->sched->schedule_one(p);
+      REQUIRE(a.outcome == b.outcome);
+      CHECK(a.placement.node == b.placement.node);
+      CHECK(a.placement.units == b.placement.units);
+      CHECK(a.placement.share_gpu == b.placement.share_gpu);
+      CHECK(a.message == b.message);
+      CHECK(a.feasible_nodes == b.feasible_nodes);
+      if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+        fast->cluster->bind(p, a.placement.node, a.placement.units, a.placement.share_gpu);
+        slow->cluster->bind(p, b.placement.node, b.placement.units, b.placement.share_gpu);
+        ++placed;
+      } else {
+        ++failed;
+      }
+    }
+    CHECK(placed > 100);
+    CHECK(failed > 10);
+  }
+}

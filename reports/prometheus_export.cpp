@@ -1,0 +1,258 @@
+#include "reports/prometheus_export.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "sim/time.hpp"
+
+namespace capsim {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Label values escape backslash, double quote and newline (both formats).
+std::string label_value(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string sample_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", v);
+}
+
+class Writer {
+ public:
+  Writer(PromFormat format, double origin, std::string run_labels)
+      : format_(format), origin_(origin), run_labels_(std::move(run_labels)) {}
+
+  void family(const std::string& name, const std::string& help, const std::string& unit) {
+    out_ += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+    if (format_ == PromFormat::kOpenMetrics && !unit.empty()) {
+      out_ += fmt::format("# UNIT {} {}\n", name, unit);
+    }
+  }
+  void sample(const std::string& name, const std::string& labels, SimTime t, double v) {
+    const double ts = origin_ + to_seconds(t);
+    std::string stamp;
+    if (format_ == PromFormat::kOpenMetrics) {
+      stamp = fmt::format("{:.3f}", ts);
+    } else {
+      stamp = fmt::format("{}", std::llround(ts * 1000.0));
+    }
+    out_ += fmt::format("{}{{{}{}{}}} {} {}\n", name, run_labels_, labels.empty() ? "" : ",",
+                        labels, sample_value(v), stamp);
+  }
+  std::string finish() {
+    if (format_ == PromFormat::kOpenMetrics) out_ += "# EOF\n";
+    return std::move(out_);
+  }
+
+ private:
+  PromFormat format_;
+  double origin_;
+  std::string run_labels_;
+  std::string out_;
+};
+
+// A series takes one value per timestamp: where the run recorded two samples at one time (the
+// closing sample can fall on a sampling tick), the later one, the state at that time, is kept.
+std::vector<const SampleRecord*> latest_per_time(const std::vector<SampleRecord>& rows) {
+  std::vector<const SampleRecord*> out;
+  for (const SampleRecord& r : rows) {
+    if (!out.empty() && out.back()->time == r.time) {
+      out.back() = &r;
+    } else {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+std::vector<const PoolSampleRecord*> latest_per_time(const std::vector<PoolSampleRecord>& rows,
+                                                     const std::string& pool) {
+  std::vector<const PoolSampleRecord*> out;
+  for (const PoolSampleRecord& r : rows) {
+    if (r.pool != pool) continue;
+    if (!out.empty() && out.back()->time == r.time) {
+      out.back() = &r;
+    } else {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+struct PoolFamily {
+  std::string name, help, unit;
+  std::function<double(const PoolSampleRecord&)> value;
+};
+
+}  // namespace
+
+std::string render_prometheus(const ReportData& d, double origin, PromFormat format) {
+  const std::string run_labels = fmt::format(R"(scenario="{}",profile="{}",seed="{}",run_id="{}")",
+                                             label_value(d.run.scenario),
+                                             label_value(d.run.profile), d.run.seed, d.run.run_id);
+  Writer w(format, origin, run_labels);
+
+  // Pools: the GPU model of each (the DCGM exporter's modelName label).
+  std::map<std::string, std::string> model_of;
+  for (const PoolInfo& p : d.pools) {
+    if (!p.gpu_model.empty() && model_of[p.pool].empty()) model_of[p.pool] = p.gpu_model;
+  }
+  auto per_gpu = [](double v, const PoolSampleRecord& p) {
+    return p.gpus_total > 0 ? v / p.gpus_total : 0.0;
+  };
+  const std::vector<PoolFamily> families = {
+      {"DCGM_FI_DEV_GPU_UTIL",
+       "GPU utilization in percent, mean over the pool's GPUs (capsim: busy / total x 100).", "",
+       [&](const PoolSampleRecord& p) { return per_gpu(p.gpus_busy, p) * 100.0; }},
+      {"DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+       "Ratio of time the graphics engine is active, mean over the pool's GPUs (capsim: busy / "
+       "total).",
+       "", [&](const PoolSampleRecord& p) { return per_gpu(p.gpus_busy, p); }},
+      {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used in MiB, mean over the pool's GPUs.", "",
+       [&](const PoolSampleRecord& p) { return per_gpu(p.gpu_memory_used_mib, p); }},
+      {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free in MiB, mean over the pool's GPUs.", "",
+       [&](const PoolSampleRecord& p) {
+         return per_gpu(std::max(0.0, p.gpu_memory_total_mib - p.gpu_memory_used_mib), p);
+       }},
+      {"DCGM_FI_DEV_POWER_USAGE", "Power draw in watts, mean over the pool's GPUs.", "",
+       [&](const PoolSampleRecord& p) { return per_gpu(p.power_w, p); }},
+      {"capsim_gpus", "Physical GPUs in the pool.", "",
+       [](const PoolSampleRecord& p) { return p.gpus_total; }},
+      {"capsim_gpus_allocated", "GPUs allocated to pods (fractions for GPU shares).", "",
+       [](const PoolSampleRecord& p) { return p.gpus_allocated; }},
+      {"capsim_gpus_busy", "Busy GPUs: sum over GPUs of min(1, utilization its pods demand).", "",
+       [](const PoolSampleRecord& p) { return p.gpus_busy; }},
+      {"capsim_gpu_memory_allocated_bytes", "GPU memory allocated to running pods.", "bytes",
+       [](const PoolSampleRecord& p) { return p.gpu_memory_allocated_mib * kMiB; }},
+      {"capsim_gpu_memory_used_bytes", "GPU memory running pods actually use.", "bytes",
+       [](const PoolSampleRecord& p) { return p.gpu_memory_used_mib * kMiB; }},
+      {"capsim_gpu_power_watts", "GPU power draw of the pool: idle + (TDP - idle) x busy.", "watts",
+       [](const PoolSampleRecord& p) { return p.power_w; }},
+      {"capsim_fragmented_gpus",
+       "Free GPU capacity the workload's typical pods could not use (FGD measure).", "",
+       [](const PoolSampleRecord& p) { return p.fragmented_gpus; }},
+      {"capsim_pods_running", "Pods running on the pool's nodes.", "",
+       [](const PoolSampleRecord& p) { return static_cast<double>(p.pods_running); }},
+      {"capsim_cost_usd_per_hour", "Cost rate of the pool's nodes (hardware + energy) per hour.",
+       "", [](const PoolSampleRecord& p) { return p.cost_per_hour; }},
+      {"capsim_shared_devices", "MIG instances or time-slice/MPS replicas the pool advertises.", "",
+       [](const PoolSampleRecord& p) { return p.shared_units_total; }},
+      {"capsim_shared_devices_allocated", "MIG instances or replicas held by pods.", "",
+       [](const PoolSampleRecord& p) { return p.shared_units_allocated; }},
+  };
+
+  if (!d.pool_samples.empty()) {
+    for (const PoolFamily& f : families) {
+      // DCGM series exist only for GPUs: skip pools without any.
+      const bool dcgm = f.name.rfind("DCGM_", 0) == 0;
+      w.family(f.name, f.help, f.unit);
+      for (const std::string& pool : d.pool_names()) {
+        const std::string labels = dcgm
+                                       ? fmt::format(R"(pool="{}",modelName="{}")",
+                                                     label_value(pool), label_value(model_of[pool]))
+                                       : fmt::format(R"(pool="{}")", label_value(pool));
+        const std::vector<const PoolSampleRecord*> rows = latest_per_time(d.pool_samples, pool);
+        for (const PoolSampleRecord* p : rows) {
+          if (dcgm && p->gpus_total <= 0) continue;
+          w.sample(f.name, labels, p->time, f.value(*p));
+        }
+      }
+    }
+  } else {
+    // A file from before per-pool samples: cluster-wide gauges only.
+    const std::vector<std::pair<std::string, std::function<double(const SampleRecord&)>>> c = {
+        {"capsim_gpus", [](const SampleRecord& s) { return s.gpus_total; }},
+        {"capsim_gpus_allocated", [](const SampleRecord& s) { return s.gpus_allocated; }},
+        {"capsim_gpus_busy", [](const SampleRecord& s) { return s.gpus_busy; }},
+        {"capsim_gpu_power_watts", [](const SampleRecord& s) { return s.power_w; }},
+        {"capsim_pods_running",
+         [](const SampleRecord& s) { return static_cast<double>(s.pods_running); }},
+    };
+    for (const auto& [name, get] : c) {
+      w.family(name, "Cluster-wide (this report file has no per-pool samples).", "");
+      for (const SampleRecord* s : latest_per_time(d.samples))
+        w.sample(name, "", s->time, get(*s));
+    }
+  }
+  w.family("capsim_pods_pending", "Pods waiting in the scheduling queue (cluster-wide).", "");
+  for (const SampleRecord* s : latest_per_time(d.samples))
+    w.sample("capsim_pods_pending", "", s->time, static_cast<double>(s->pods_pending));
+
+  if (!d.queue_samples.empty()) {
+    // Series keyed by (queue, flavor, resource), each in time order.
+    std::map<std::string, std::vector<const QueueSampleRow*>> series;
+    for (const QueueSampleRow& q : d.queue_samples) {
+      series[fmt::format(R"(queue="{}",flavor="{}",resource="{}")", label_value(q.queue),
+                         label_value(q.flavor), label_value(q.resource))]
+          .push_back(&q);
+    }
+    const std::vector<std::tuple<std::string, std::string, double QueueSampleRow::*>> qf = {
+        {"capsim_queue_usage", "Admitted usage of the queue (capsim resource units).",
+         &QueueSampleRow::usage},
+        {"capsim_queue_nominal_quota", "Nominal quota of the queue.", &QueueSampleRow::nominal},
+        {"capsim_queue_borrowed", "Usage above nominal quota, borrowed from the cohort.",
+         &QueueSampleRow::borrowed},
+        {"capsim_queue_pending", "Amount requested by workloads waiting in the queue.",
+         &QueueSampleRow::pending},
+    };
+    for (const auto& [name, help, field] : qf) {
+      w.family(name, help, "");
+      for (const auto& [labels, rows] : series) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (i + 1 < rows.size() && rows[i + 1]->time == rows[i]->time) continue;
+          w.sample(name, labels, rows[i]->time, rows[i]->*field);
+        }
+      }
+    }
+  }
+  return w.finish();
+}
+
+std::optional<double> parse_time_origin(const std::string& text) {
+  std::tm tm{};
+  int used = -1;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) == 6 &&
+      used == static_cast<int>(text.size()) && tm.tm_mon >= 1 && tm.tm_mon <= 12 &&
+      tm.tm_mday >= 1 && tm.tm_mday <= 31 && tm.tm_hour < 24 && tm.tm_min < 60 && tm.tm_sec < 61) {
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return static_cast<double>(::timegm(&tm));
+  }
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && std::isfinite(v) && v >= 0) return v;
+  return std::nullopt;
+}
+
+double default_prometheus_origin(const RunRow& run) {
+  const std::optional<double> started = parse_time_origin(run.started_at);
+  if (!started) return 0;
+  return std::floor(*started - run.sim_seconds);
+}
+
+}  // namespace capsim

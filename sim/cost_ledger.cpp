@@ -1,0 +1,326 @@
+#include "sim/cost_ledger.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/check.hpp"
+
+namespace capsim {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// One pod's hold on one GPU.
+struct Holder {
+  std::uint32_t queue;
+  double charged;  // fraction of the GPU it pays for
+  double demand;   // busy fraction it asks of the GPU (its util x its share)
+};
+}  // namespace
+
+double DeviceCharge::charged_fraction(const PodSpec& pod, const NodeInfo& node,
+                                      const DeviceUnit* unit, std::uint16_t gpu,
+                                      const GpuModelInfo* model) const {
+  if (unit == nullptr) return pod.gpu_milli > 0 ? pod.gpu_milli / 1000.0 : 1.0;
+  double device = 1.0;  // the whole GPU
+  if (unit->instance >= 0 && model != nullptr && model->mig_memory_slots > 0 &&
+      model->mig_compute_slots > 0) {
+    // A MIG instance: max(memory slots / 8, compute slices / 7).
+    const MigInstance& mi =
+        node.gpus[gpu].layout.instances.at(static_cast<std::size_t>(unit->instance));
+    const double memory = static_cast<double>(mi.size) / model->mig_memory_slots;
+    const double compute = static_cast<double>(model->mig_profiles.at(mi.profile).compute_slices) /
+                           model->mig_compute_slots;
+    device = std::max(memory, compute);
+  }
+  // Time-slicing and MPS: one replica of the device.
+  return device / std::max<std::uint16_t>(1, unit->replicas);
+}
+
+double DeviceCharge::stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
+                                       const GpuModelInfo* model) const {
+  const GpuDeviceState& g = node.gpus[gpu];
+  if (model == nullptr || !g.layout.mig_enabled || model->mig_compute_slots <= 0) return 0.0;
+  if (g.reconfiguring) return 1.0;
+  double configured = 0;
+  for (const MigInstance& mi : g.layout.instances)
+    configured += model->mig_profiles.at(mi.profile).compute_slices;
+  return std::max(0.0, 1.0 - configured / model->mig_compute_slots);
+}
+
+CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge* charge)
+    : cluster_(&cluster), energy_(energy), charge_(charge ? charge : &default_charge_) {
+  CAPSIM_CHECK(energy_.pue >= 1.0 && energy_.price_per_kwh >= 0,
+               "energy pricing needs PUE >= 1 and a non-negative price");
+  queue_names_.push_back("");
+  queue_ids_[""] = 0;
+  const World& w = cluster.world();
+  const auto& nodes = cluster.nodes();
+  nodes_.resize(nodes.size());
+  node_pool_.resize(nodes.size());
+  std::map<std::string, std::uint32_t> pool_ids;
+  for (const NodeInfo& n : nodes) {
+    auto [it, added] =
+        pool_ids.emplace(n.spec->pool, static_cast<std::uint32_t>(pool_names_.size()));
+    if (added) {
+      pool_names_.push_back(n.spec->pool);
+      pool_rates_.emplace_back();
+    }
+    node_pool_[n.id] = it->second;
+    PoolRates& p = pool_rates_[it->second];
+    p.gpus_total += n.spec->gpu_count;
+    p.hardware_rate += n.spec->price_per_hour;
+    if (n.spec->gpu_model != kNoGpuModel) {
+      p.memory_total_mib += static_cast<double>(w.gpu_models[n.spec->gpu_model].memory_bytes) /
+                            kMiB * n.spec->gpu_count;
+    }
+    hardware_rate_ += n.spec->price_per_hour;
+  }
+  for (const NodeInfo& n : nodes) {
+    nodes_[n.id] = compute(n);
+    apply(n, nodes_[n.id], +1);
+  }
+}
+
+std::uint32_t CostLedger::queue_index(const std::string& queue) const {
+  auto [it, added] = queue_ids_.emplace(queue, static_cast<std::uint32_t>(queue_names_.size()));
+  if (added) queue_names_.push_back(queue);
+  return it->second;
+}
+
+CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
+  const World& w = cluster_->world();
+  const NodeSpec& spec = *n.spec;
+  Contribution c;
+  c.pods = static_cast<std::int64_t>(n.pods.size());
+  // $ per hour of one kW of GPU power: facility energy at the energy price.
+  const double per_kw = energy_.price_per_kwh * energy_.pue;
+
+  if (spec.gpu_count <= 0 || n.gpus.empty()) {
+    // A node without GPUs: its price is split by requested CPU over allocatable CPU.
+    const double cpu = static_cast<double>(spec.allocatable[kCpu]);
+    for (PodId p : n.pods) {
+      const PodSpec& ps = w.pods[p];
+      const double share = cpu > 0 ? static_cast<double>(ps.requests.get(kCpu)) / cpu : 0.0;
+      if (share > 0) c.queue_cost.emplace_back(queue_index(ps.queue), spec.price_per_hour * share);
+    }
+    return c;
+  }
+
+  const GpuModelInfo* model = cluster_->gpu_model(n);
+  const double idle_w = model ? model->idle_w : 0.0;
+  const double tdp_w = model ? model->tdp_w : 0.0;
+  const double gpu_price = spec.price_per_hour / static_cast<double>(n.gpus.size());
+
+  // 1. Who holds each GPU, through which units, with what charge and demand.
+  std::vector<std::vector<Holder>> holders(n.gpus.size());
+  for (PodId p : n.pods) {
+    const PodSpec& ps = w.pods[p];
+    const PodState& st = cluster_->pod(p);
+    const std::uint32_t q = queue_index(ps.queue);
+    for (std::uint16_t ui : st.units) {
+      const DeviceUnit& u = n.units.at(ui);
+      const double charged =
+          std::clamp(charge_->charged_fraction(ps, n, &u, u.gpu, model), 0.0, 1.0);
+      holders[u.gpu].push_back(Holder{q, charged, ps.gpu_util * charged});
+      c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, &u)) / kMiB;
+    }
+    if (st.units.empty() && is_share_pod(ps)) {
+      for (std::uint16_t g : st.gpus) {
+        const double charged =
+            std::clamp(charge_->charged_fraction(ps, n, nullptr, g, model), 0.0, 1.0);
+        holders[g].push_back(Holder{q, charged, ps.gpu_util * charged});
+        c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, nullptr)) / kMiB;
+      }
+    }
+  }
+  // Devices shared as MIG instances or replicas: advertised and held.
+  for (const DeviceUnit& u : n.units) {
+    if (!u.alive() || (u.instance < 0 && u.mode == ShareMode::kExclusive)) continue;
+    c.shared_total += u.replicas;
+    c.shared_used += u.used;
+  }
+
+  // 2. Per GPU: split its price and energy among its holders.
+  for (std::size_t g = 0; g < holders.size(); ++g) {
+    const auto& hs = holders[g];
+    const GpuDeviceState& dev = n.gpus[g];
+    double charged = 0, demand = 0;
+    for (const Holder& h : hs) {
+      charged += h.charged;
+      demand += h.demand;
+    }
+    // Charges above a whole GPU (MIG's max(memory, compute) rule can exceed 1) are scaled down so
+    // that a GPU is never charged more than its price.
+    const double scale = charged > 1.0 ? 1.0 / charged : 1.0;
+    const double busy = dev.busy;  // set by the device model (or the holders' utilisation)
+    // power = idle + (TDP - idle) x busy
+    const double power_w = idle_w + (tdp_w - idle_w) * busy;
+    c.energy_rate += power_w / 1000.0 * per_kw;
+    c.power_w += power_w;
+    c.gpus_busy += busy;
+    c.gpus_allocated += dev.alloc;
+    c.memory_allocated_mib += dev.memory_alloc / kMiB;
+    // A holder pays (price + idle energy) x its charged share, plus the busy part of the energy
+    // in proportion to its demand (utilisation x charged share).
+    const double base_rate = gpu_price + idle_w / 1000.0 * per_kw;
+    const double dynamic_rate = (tdp_w - idle_w) * busy / 1000.0 * per_kw;
+    for (const Holder& h : hs) {
+      const double share = h.charged * scale;
+      double rate = base_rate * share;
+      if (demand > 0) rate += dynamic_rate * h.demand / demand;
+      c.queue_cost.emplace_back(h.queue, rate);
+      c.queue_gpus.emplace_back(h.queue, share);
+    }
+    // (Busy power with no demanding holder, which the built-in models never produce, stays
+    // unattributed: idle.)
+    const double free = std::max(0.0, 1.0 - charged * scale);
+    const double stranded =
+        std::clamp(charge_->stranded_fraction(n, static_cast<std::uint16_t>(g), model), 0.0, free);
+    c.stranded_rate += base_rate * stranded;
+  }
+  return c;
+}
+
+void CostLedger::apply(const NodeInfo& n, const Contribution& c, double sign) {
+  const std::size_t queues = queue_names_.size();
+  if (queue_cost_rate_.size() < queues) {
+    queue_cost_rate_.resize(queues, 0.0);
+    queue_gpu_rate_.resize(queues, 0.0);
+  }
+  for (const auto& [q, r] : c.queue_cost)
+    queue_cost_rate_[q] += sign * r;
+  for (const auto& [q, r] : c.queue_gpus)
+    queue_gpu_rate_[q] += sign * r;
+  energy_rate_ += sign * c.energy_rate;
+  power_w_ += sign * c.power_w;
+  stranded_rate_ += sign * c.stranded_rate;
+  PoolRates& p = pool_rates_[node_pool_[n.id]];
+  p.gpus_allocated += sign * c.gpus_allocated;
+  p.gpus_busy += sign * c.gpus_busy;
+  p.memory_allocated_mib += sign * c.memory_allocated_mib;
+  p.memory_used_mib += sign * c.memory_used_mib;
+  p.power_w += sign * c.power_w;
+  p.energy_rate += sign * c.energy_rate;
+  p.pods += static_cast<std::int64_t>(sign) * c.pods;
+  p.shared_total += sign * c.shared_total;
+  p.shared_used += sign * c.shared_used;
+}
+
+void CostLedger::node_changed(NodeId node) {
+  const NodeInfo& n = cluster_->node(node);
+  apply(n, nodes_[node], -1);
+  nodes_[node] = compute(n);
+  apply(n, nodes_[node], +1);
+}
+
+void CostLedger::advance(SimTime now) {
+  if (now <= last_) return;
+  const double hours = to_hours(now - last_);
+  last_ = now;
+  totals_.hardware += hardware_rate_ * hours;
+  totals_.energy += energy_rate_ * hours;
+  totals_.gpu_kwh += power_w_ / 1000.0 * hours;
+  totals_.stranded += stranded_rate_ * hours;
+  if (queue_totals_.size() < queue_cost_rate_.size()) queue_totals_.resize(queue_cost_rate_.size());
+  for (std::size_t q = 0; q < queue_cost_rate_.size(); ++q) {
+    const double cost = queue_cost_rate_[q] * hours;
+    queue_totals_[q].cost += cost;
+    queue_totals_[q].gpu_seconds += queue_gpu_rate_[q] * hours * 3600.0;
+    totals_.allocated += cost;
+    if (q == 0) totals_.unqueued += cost;
+  }
+}
+
+std::vector<QueueCost> CostLedger::queues() const {
+  std::vector<QueueCost> out;
+  for (std::size_t q = 1; q < queue_names_.size(); ++q) {
+    QueueCost c;
+    c.queue = queue_names_[q];
+    if (q < queue_totals_.size()) {
+      c.cost = queue_totals_[q].cost;
+      c.gpu_seconds = queue_totals_[q].gpu_seconds;
+    }
+    out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const QueueCost& a, const QueueCost& b) { return a.queue < b.queue; });
+  return out;
+}
+
+std::vector<PoolSampleRecord> CostLedger::pool_samples(
+    SimTime now, std::span<const double> node_fragment_milli) const {
+  std::vector<PoolSampleRecord> out(pool_names_.size());
+  for (std::size_t i = 0; i < pool_names_.size(); ++i) {
+    const PoolRates& p = pool_rates_[i];
+    PoolSampleRecord& r = out[i];
+    r.time = now;
+    r.pool = pool_names_[i];
+    r.gpus_total = p.gpus_total;
+    r.gpus_allocated = std::max(0.0, p.gpus_allocated);
+    r.gpus_busy = std::max(0.0, p.gpus_busy);
+    r.gpu_memory_total_mib = p.memory_total_mib;
+    r.gpu_memory_allocated_mib = std::max(0.0, p.memory_allocated_mib);
+    r.gpu_memory_used_mib = std::max(0.0, p.memory_used_mib);
+    r.pods_running = p.pods;
+    r.power_w = std::max(0.0, p.power_w);
+    r.cost_per_hour = p.hardware_rate + std::max(0.0, p.energy_rate);
+    r.shared_units_total = p.shared_total;
+    r.shared_units_allocated = std::max(0.0, p.shared_used);
+  }
+  for (std::size_t n = 0; n < node_fragment_milli.size() && n < node_pool_.size(); ++n)
+    out[node_pool_[n]].fragmented_gpus += node_fragment_milli[n] / 1000.0;
+  return out;
+}
+
+void CostLedger::check_rates() const {
+  double energy = 0, stranded = 0;
+  std::vector<double> queue_cost(queue_cost_rate_.size(), 0.0);
+  for (const NodeInfo& n : cluster_->nodes()) {
+    const Contribution c = compute(n);
+    energy += c.energy_rate;
+    stranded += c.stranded_rate;
+    for (const auto& [q, r] : c.queue_cost) {
+      if (q >= queue_cost.size()) queue_cost.resize(q + 1, 0.0);
+      queue_cost[q] += r;
+    }
+  }
+  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-6 * (1 + std::abs(b)); };
+  CAPSIM_CHECK(
+      close(energy, energy_rate_),
+      fmt::format("the energy cost rate {} drifted from the recount {}", energy_rate_, energy));
+  CAPSIM_CHECK(close(stranded, stranded_rate_),
+               fmt::format("the stranded cost rate {} drifted from the recount {}", stranded_rate_,
+                           stranded));
+  for (std::size_t q = 0; q < queue_cost.size(); ++q) {
+    const double have = q < queue_cost_rate_.size() ? queue_cost_rate_[q] : 0.0;
+    CAPSIM_CHECK(close(queue_cost[q], have),
+                 fmt::format("queue '{}' cost rate {} drifted from the recount {}", queue_names_[q],
+                             have, queue_cost[q]));
+  }
+}
+
+void append_cost_metrics(Summary& summary, const CostLedger& ledger) {
+  const CostTotals& t = ledger.totals();
+  const double total = t.total();
+  const double idle = t.idle();
+  CAPSIM_CHECK(idle > -1e-6 * (1 + total),
+               fmt::format("pods were charged {} plus {} stranded, more than the total cost {}",
+                           t.allocated, t.stranded, total));
+  auto put = [&](std::string name, double v) { summary.emplace_back(std::move(name), v); };
+  put("cost_hardware_usd", t.hardware);
+  put("cost_energy_usd", t.energy);
+  put("cost_allocated_usd", t.allocated);
+  put("cost_idle_usd", std::max(0.0, idle));
+  put("cost_stranded_usd", t.stranded);
+  put("cost_unqueued_usd", t.unqueued);
+  put("energy_facility_kwh", t.gpu_kwh * ledger.energy().pue);
+  for (const QueueCost& q : ledger.queues()) {
+    put(fmt::format("queue.{}.cost_usd", q.queue), q.cost);
+    put(fmt::format("queue.{}.gpu_hours", q.queue), q.gpu_seconds / 3600.0);
+  }
+}
+
+}  // namespace capsim

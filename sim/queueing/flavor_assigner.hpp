@@ -1,0 +1,41 @@
+// Kueue's flavor assignment for one workload in one ClusterQueue: for each resource group that
+// covers what the workload requests, the flavors are tried in the order the ClusterQueue lists
+// them. A flavor must match the pods (its node labels against their nodeSelector and required
+// node affinity, its taints against their tolerations); then each requested resource gets a
+// mode — Fit (within available quota, maybe borrowing), Preempt (fits if some workloads are
+// evicted), NoFit — and flavorFungibility decides whether to stop at this flavor or try the next
+// (whenCanBorrow, whenCanPreempt, preference). The result says how much quota of which
+// (flavor, resource) the workload would take, and why it does not fit if it does not.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/queueing/kueue_state.hpp"
+#include "sim/queueing/preemptor.hpp"
+
+namespace capsim::queueing {
+
+enum class FitMode : std::uint8_t { kNoFit, kPreempt, kFit };
+
+struct FlavorAssignment {
+  FitMode mode = FitMode::kNoFit;
+  std::int32_t borrowing = 0;  // height of the lowest cohort subtree the usage fits in; 0 = none
+  FrAmounts usage;
+  std::vector<FrIndex> preempt_frs;   // pairs whose mode is Preempt
+  std::vector<std::int32_t> flavors;  // per resource group of the ClusterQueue; -1 = not used
+  std::string message;                // why it does not fit (empty when it fits)
+};
+
+// The requests a workload charges to its ClusterQueue: its pod set's requests plus `pods` (the
+// pod count) when the ClusterQueue covers it.
+ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq);
+
+FlavorAssignment assign_flavors(KueueState& st, Preemptor& preemptor, const Workload& w,
+                                std::int32_t cq);
+
+// Why `flavor` cannot take the pods of `w` (untolerated taint, node affinity, GPU model), or "".
+std::string flavor_mismatch(const KueueState& st, const Workload& w, std::int32_t flavor);
+
+}  // namespace capsim::queueing

@@ -1,0 +1,51 @@
+// On a whole run the cost parts add up: queues + pods without a queue = allocated; allocated +
+// idle + stranded = total = hardware + energy; energy cost = kWh x PUE x price; the queues'
+// charged GPU-hours = the allocated GPU-hours; and the ledger's rates survive a recount after
+// every event (paranoid mode).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "fixtures/cli_run.hpp"
+#include "fixtures/memory_recorder.hpp"
+#include "tools/capsim/runner.hpp"
+
+using namespace capsim;
+
+TEST_SUITE("scenario") {
+  TEST_CASE("a run's cost parts add up to its total") {
+    Scenario s = load_scenario(testing::source_path("scenarios/regression/mixed.yaml"), {});
+    REQUIRE(s.sim.energy.price_per_kwh == doctest::Approx(0.12));
+    testing::MemoryRecorder rec;
+    RunRequest req;
+    req.paranoid = true;  // CostLedger::check_rates after every event
+    const RunOutcome o = run_scenario(s, req, rec);
+    auto m = [&](const std::string& k) { return rec.metric(k); };
+    double queues = 0, queue_gpu_hours = 0;
+    int n = 0;
+    for (const auto& [k, v] : rec.summary) {
+      if (k.rfind("queue.", 0) != 0) continue;
+      if (k.size() > 9 && k.compare(k.size() - 9, 9, ".cost_usd") == 0) {
+        queues += v;
+        ++n;
+      }
+      if (k.size() > 10 && k.compare(k.size() - 10, 10, ".gpu_hours") == 0) queue_gpu_hours += v;
+    }
+    CHECK(n == 3);
+    CHECK(m("cost_total_usd") > 0);
+    CHECK(m("cost_energy_usd") > 0);
+    CHECK(queues + m("cost_unqueued_usd") == doctest::Approx(m("cost_allocated_usd")));
+    CHECK(m("cost_allocated_usd") + m("cost_idle_usd") + m("cost_stranded_usd") ==
+          doctest::Approx(m("cost_total_usd")));
+    CHECK(m("cost_hardware_usd") + m("cost_energy_usd") == doctest::Approx(m("cost_total_usd")));
+    CHECK(m("cost_energy_usd") == doctest::Approx(m("energy_kwh") * 1.3 * 0.12));
+    CHECK(m("energy_facility_kwh") == doctest::Approx(m("energy_kwh") * 1.3));
+    CHECK(queue_gpu_hours == doctest::Approx(m("gpu_hours_allocated")));
+    CHECK(m("cost_per_busy_gpu_hour_usd") ==
+          doctest::Approx(m("cost_total_usd") / m("gpu_hours_busy")));
+    // Hardware = every node's price x the simulated hours: 6 x 8 x A100 $1.60 + 3 x 8 x H100
+    // $2.80 = $144 per hour.
+    CHECK(m("cost_hardware_usd") == doctest::Approx(144.0 * m("sim_seconds") / 3600.0));
+    CHECK(o.result.summary.size() == rec.summary.size());
+  }
+}

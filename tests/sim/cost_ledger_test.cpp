@@ -1,0 +1,220 @@
+// The CostLedger splits each GPU's price and energy among the pods holding it, exactly, and keeps
+// idle and stranded cost apart. Each case carries its worked arithmetic. The builders' GPU model
+// costs $2 per GPU-hour, idles at 100 W and peaks at 700 W.
+#include "sim/cost_ledger.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "fixtures/builders.hpp"
+#include "sim/check.hpp"
+
+using namespace capsim;
+using capsim::testing::TestWorld;
+
+namespace {
+
+// Drives a Cluster and its ledger by hand: bind/unbind at given times, as the Simulation does.
+struct Books {
+  TestWorld tw;
+  std::unique_ptr<Cluster> cluster;
+  std::unique_ptr<CostLedger> ledger;
+
+  void open(EnergyPricing energy = {}, const DeviceCharge* charge = nullptr) {
+    cluster = std::make_unique<Cluster>(tw.world());
+    ledger = std::make_unique<CostLedger>(*cluster, energy, charge);
+  }
+  // Whole-GPU pods take the units of GPUs `gpus` (on a node without sharing, unit i is GPU i);
+  // a GPU-share pod passes no units and its GPU as `share_gpu`.
+  void bind(SimTime t, PodId p, NodeId n, std::vector<std::uint16_t> gpus,
+            std::int32_t share_gpu = -1) {
+    ledger->advance(t);
+    cluster->bind(p, n, gpus, share_gpu);
+    cluster->pod(p).phase = PodPhase::kRunning;
+    refresh_busy(n);
+  }
+  void unbind(SimTime t, PodId p) {
+    ledger->advance(t);
+    const NodeId n = cluster->pod(p).node;
+    cluster->unbind(p);
+    refresh_busy(n);
+  }
+  // What the Simulation does without a device model: a GPU is as busy as its holders' util x
+  // share, capped at 1; then the ledger recomputes the node.
+  void refresh_busy(NodeId node) {
+    const NodeInfo& n = cluster->node(node);
+    for (std::uint16_t g = 0; g < n.gpus.size(); ++g) {
+      double busy = 0;
+      for (PodId p : n.pods) {
+        const PodSpec& sp = cluster->spec(p);
+        for (std::uint16_t h : cluster->pod(p).gpus) {
+          if (h == g) busy += sp.gpu_util * (is_share_pod(sp) ? sp.gpu_milli / 1000.0 : 1.0);
+        }
+      }
+      cluster->set_gpu_busy(node, g, busy);
+    }
+    ledger->node_changed(node);
+  }
+  std::map<std::string, QueueCost> queues() const {
+    std::map<std::string, QueueCost> out;
+    for (const QueueCost& q : ledger->queues())
+      out[q.queue] = q;
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a GPU's price is charged to its holders by their share and the rest is idle") {
+  Books b;
+  const NodeId n = b.tw.node("n1").cpu("64").memory("512Gi").gpus(8, "G").add();  // $16/h
+  const PodId a = b.tw.pod("a").cpu("1").memory("1Gi").gpus(2).queue("alpha").add();
+  const PodId s = b.tw.pod("s").cpu("1").memory("1Gi").gpu_milli(500).queue("beta").add();
+  b.open();
+  b.bind(0, a, n, {0, 1});
+  b.bind(0, s, n, {}, 2);
+  b.unbind(kHour, a);
+  b.unbind(2 * kHour, s);
+  b.ledger->advance(2 * kHour);
+  const CostTotals& t = b.ledger->totals();
+  // total = 8 GPUs x $2 x 2 h = 32
+  CHECK(t.total() == doctest::Approx(32));
+  CHECK(t.hardware == doctest::Approx(32));
+  CHECK(t.energy == 0);
+  // alpha: 2 GPUs x $2 x 1 h = 4; beta: 0.5 GPU x $2 x 2 h = 2
+  auto q = b.queues();
+  CHECK(q["alpha"].cost == doctest::Approx(4));
+  CHECK(q["beta"].cost == doctest::Approx(2));
+  CHECK(q["alpha"].gpu_seconds / 3600 == doctest::Approx(2));
+  CHECK(q["beta"].gpu_seconds / 3600 == doctest::Approx(1));
+  CHECK(t.allocated == doctest::Approx(6));
+  CHECK(t.idle() == doctest::Approx(26));
+  CHECK(t.stranded == 0);
+  CHECK(t.unqueued == 0);
+  // GPU energy: 8 x 100 W idle x 2 h, plus (700 - 100) W x busy (util 1.0 by default):
+  // a: 2 GPUs x 600 W x 1 h = 1.2 kWh; s: 0.5 x 600 W x 2 h = 0.6 kWh; total 1.6 + 1.8 = 3.4
+  CHECK(t.gpu_kwh == doctest::Approx(3.4));
+}
+
+TEST_CASE("energy is charged at price x PUE: idle power by share, busy power by demand") {
+  Books b;
+  const NodeId n = b.tw.node("n1").cpu("8").memory("64Gi").gpus(1, "G").add();  // $2/h
+  const PodId a = b.tw.pod("a").cpu("1").memory("1Gi").gpus(1).util(0.6).queue("alpha").add();
+  b.open(EnergyPricing{0.10, 1.5});
+  b.bind(0, a, n, {0});
+  b.unbind(kHour, a);
+  b.ledger->advance(2 * kHour);
+  const CostTotals& t = b.ledger->totals();
+  // Hour 1: 100 + 600 x 0.6 = 460 W -> 0.46 kW x 1.5 x $0.10 = $0.069, all alpha's.
+  // Hour 2: 100 W idle -> $0.015, idle.
+  CHECK(t.gpu_kwh == doctest::Approx(0.56));
+  CHECK(t.energy == doctest::Approx(0.084));
+  CHECK(b.queues()["alpha"].cost == doctest::Approx(2.069));
+  CHECK(t.idle() == doctest::Approx(2.015));
+  CHECK(t.total() == doctest::Approx(4.084));
+}
+
+TEST_CASE("co-located pods split a GPU's busy power by their demand") {
+  Books b;
+  const NodeId n = b.tw.node("n1").cpu("8").memory("64Gi").gpus(1, "G").add();
+  const PodId x = b.tw.pod("x").cpu("1").memory("1Gi").gpu_milli(500).util(0.8).queue("x").add();
+  const PodId y = b.tw.pod("y").cpu("1").memory("1Gi").gpu_milli(500).util(0.6).queue("y").add();
+  b.open(EnergyPricing{1.0, 1.0});
+  b.bind(0, x, n, {}, 0);
+  b.bind(0, y, n, {}, 0);
+  b.ledger->advance(kHour);
+  // demand 0.5 x 0.8 + 0.5 x 0.6 = 0.7; power 100 + 600 x 0.7 = 520 W = $0.52/h at $1/kWh.
+  // x: 0.5 x ($2 + $0.10 idle) + $0.42 x 0.4/0.7 = 1.05 + 0.24 = 1.29
+  // y: 1.05 + $0.42 x 0.3/0.7 = 1.05 + 0.18 = 1.23
+  auto q = b.queues();
+  CHECK(q["x"].cost == doctest::Approx(1.29));
+  CHECK(q["y"].cost == doctest::Approx(1.23));
+  CHECK(b.ledger->totals().idle() == doctest::Approx(0).epsilon(1e-9));
+  CHECK(b.ledger->cost_per_hour() == doctest::Approx(2.52));
+}
+
+namespace {
+// A MIG-like charge: pod "p" is a 4g instance (max(4/8, 4/7) = 4/7), anything else a 3g.40gb
+// (max(4/8, 3/7) = 1/2); a GPU nobody holds has a quarter stranded.
+class MigLikeCharge final : public DeviceCharge {
+ public:
+  double charged_fraction(const PodSpec& pod, const NodeInfo&, const DeviceUnit*, std::uint16_t,
+                          const GpuModelInfo*) const override {
+    return pod.name == "p" ? 4.0 / 7.0 : 0.5;
+  }
+  double stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
+                           const GpuModelInfo*) const override {
+    return node.gpus[gpu].holders == 0 ? 0.25 : 0.0;
+  }
+};
+}  // namespace
+
+TEST_CASE("charges above a whole GPU are scaled down and stranded capacity is its own bucket") {
+  Books b;
+  const NodeId n = b.tw.node("n1").cpu("8").memory("64Gi").gpus(2, "G").add();  // $4/h
+  const PodId p = b.tw.pod("p").cpu("1").memory("1Gi").gpu_milli(500).queue("p").add();
+  const PodId q = b.tw.pod("q").cpu("1").memory("1Gi").gpu_milli(500).queue("q").add();
+  MigLikeCharge charge;
+  b.open({}, &charge);
+  b.bind(0, p, n, {}, 0);
+  b.bind(0, q, n, {}, 0);
+  b.ledger->advance(kHour);
+  // GPU 0: 4/7 + 1/2 = 15/14 > 1, scaled by 14/15: p pays 8/15 x $2, q 7/15 x $2.
+  auto costs = b.queues();
+  CHECK(costs["p"].cost == doctest::Approx(16.0 / 15.0));
+  CHECK(costs["q"].cost == doctest::Approx(14.0 / 15.0));
+  // GPU 1 is empty: a quarter stranded ($0.50), the rest idle ($1.50).
+  CHECK(b.ledger->totals().stranded == doctest::Approx(0.5));
+  CHECK(b.ledger->totals().idle() == doctest::Approx(1.5));
+}
+
+TEST_CASE("a node without GPUs is charged by requested CPU over allocatable CPU") {
+  Books b;
+  b.tw.node("cpu").cpu("16").memory("64Gi").add();
+  b.tw.world().nodes[0].price_per_hour = 1.0;
+  const PodId e = b.tw.pod("e").cpu("4").memory("1Gi").queue("etl").add();
+  const PodId u = b.tw.pod("u").cpu("2").memory("1Gi").add();  // no queue
+  b.open();
+  b.bind(0, e, 0, {});
+  b.bind(0, u, 0, {});
+  b.ledger->advance(2 * kHour);
+  // etl: 4/16 x $1 x 2 h = 0.50; the unqueued pod 2/16 x $1 x 2 h = 0.25; idle 1.25
+  CHECK(b.queues()["etl"].cost == doctest::Approx(0.5));
+  CHECK(b.ledger->totals().unqueued == doctest::Approx(0.25));
+  CHECK(b.ledger->totals().allocated == doctest::Approx(0.75));
+  CHECK(b.ledger->totals().idle() == doctest::Approx(1.25));
+}
+
+TEST_CASE("pool samples add up per pool and rates survive a recount") {
+  Books b;
+  const NodeId a0 = b.tw.node("a0").cpu("8").memory("64Gi").gpus(4, "G").pool("a").add();
+  b.tw.node("a1").cpu("8").memory("64Gi").gpus(4, "G").pool("a").add();
+  const NodeId c0 = b.tw.node("c0").cpu("8").memory("64Gi").gpus(2, "G").pool("c").add();
+  const PodId x = b.tw.pod("x").cpu("1").memory("1Gi").gpus(3).util(0.5).queue("q").add();
+  const PodId y = b.tw.pod("y").cpu("1").memory("1Gi").gpus(1).queue("q").add();
+  b.open();
+  b.bind(0, x, a0, {0, 1, 2});
+  b.bind(0, y, c0, {1});
+  b.ledger->check_rates();
+  const std::vector<double> frag = {500, 0, 250};  // milli-GPUs per node
+  auto samples = b.ledger->pool_samples(kMinute, frag);
+  REQUIRE(samples.size() == 2);
+  CHECK(samples[0].pool == "a");
+  CHECK(samples[0].gpus_total == 8);
+  CHECK(samples[0].gpus_allocated == doctest::Approx(3));
+  CHECK(samples[0].gpus_busy == doctest::Approx(1.5));
+  // 8 x 100 W idle + 600 W x 1.5 busy
+  CHECK(samples[0].power_w == doctest::Approx(1700));
+  CHECK(samples[0].fragmented_gpus == doctest::Approx(0.5));
+  CHECK(samples[0].pods_running == 1);
+  CHECK(samples[0].cost_per_hour == doctest::Approx(16));
+  CHECK(samples[1].pool == "c");
+  CHECK(samples[1].gpus_allocated == doctest::Approx(1));
+  CHECK(samples[1].fragmented_gpus == doctest::Approx(0.25));
+  b.unbind(kHour, x);
+  b.ledger->check_rates();
+  CHECK(b.ledger->pool_samples(kHour, {})[0].gpus_allocated == doctest::Approx(0));
+}

@@ -1,0 +1,313 @@
+// Kueue's objects load from real kueue.x-k8s.io YAML in both API versions, and every mistake —
+// an unknown field, a contradiction, a reference to nothing — is reported at its file, line and
+// field, following Kueue's webhooks.
+#include "tools/loaders/kueue_manifests.hpp"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu_catalog.hpp"
+#include "sim/world.hpp"
+
+#ifndef CAPSIM_SOURCE_DIR
+#define CAPSIM_SOURCE_DIR "."
+#endif
+
+namespace capsim {
+namespace {
+
+using namespace capsim::queueing;
+
+struct Fixture {
+  World world;
+  WorldBuilder b{world, GpuCatalog::builtin()};
+  std::vector<std::string> warnings;
+  ManifestOptions opt;
+  Fixture() {
+    opt.warnings = &warnings;
+    opt.extra_kinds = kueue_manifest_kinds();
+  }
+  void load(const std::string& text) {
+    load_manifest_docs(YamlNode::load_all_string(text, "m.yaml"), b, opt);
+  }
+};
+
+std::optional<InputError> input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+const char* kFlavor = R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: gpu}
+---
+)";
+
+}  // namespace
+
+TEST_CASE("Kueue objects load in both API versions with their renamed fields") {
+  Fixture f;
+  load_manifest_file(std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/kueue.yaml", f.b,
+                     f.opt);
+  f.b.finalize();
+  const QueueConfig& q = f.world.queues;
+  REQUIRE(q.flavors.size() == 2);
+  CHECK(q.flavors[1].node_taints.size() == 1);
+  CHECK(q.flavors[1].tolerations.size() == 1);
+  REQUIRE(q.cluster_queues.size() == 2);
+  const ClusterQueueSpec& r = q.cluster_queues[0];
+  CHECK(r.cohort == "gpus");                    // v1beta1 `cohort`
+  CHECK(q.cluster_queues[1].cohort == "gpus");  // v1beta2 `cohortName`
+  CHECK(r.strategy == QueueingStrategy::kStrictFifo);
+  CHECK(r.within_cluster_queue == PreemptPolicy::kLowerPriority);
+  CHECK(r.reclaim_within_cohort == PreemptPolicy::kAny);
+  CHECK(r.borrow_within_cohort == PreemptPolicy::kLowerPriority);
+  CHECK(r.borrow_max_priority_threshold == 100);
+  CHECK(r.when_can_borrow == FungibilityPolicy::kMayStopSearch);  // v1beta1 "Borrow"
+  CHECK(r.fair_weight == 2.0);
+  REQUIRE(r.resource_groups.size() == 1);
+  const auto& gpu = r.resource_groups[0].flavors[0].resources[2];
+  CHECK(gpu.nominal == 8);
+  CHECK(gpu.borrowing_limit == 8);
+  CHECK(gpu.lending_limit == 4);
+  CHECK(r.resource_groups[0].flavors[0].resources[0].nominal == 224000);  // millicores
+  CHECK(r.resource_groups[0].flavors[0].resources[1].nominal == 2LL << 40);
+  REQUIRE(q.cohorts.size() == 1);
+  CHECK(q.cohorts[0].parent == "org");  // v1alpha1 `parent`; org has no object (implicit)
+  REQUIRE(q.local_queues.size() == 2);
+  CHECK(q.local_queues[0].namespace_ == "research");
+  REQUIRE(q.priority_classes.size() == 1);
+  CHECK(q.priority_classes[0].value == 1000);
+  CHECK(q.active());
+}
+
+TEST_CASE("mistakes in Kueue objects are reported at their file, line and field") {
+  struct Case {
+    const char* name;
+    std::string yaml;
+    int want_line;
+    const char* want_field;
+    const char* want_message;
+  };
+  const std::string cq_head =
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec:\n";
+  const std::string group =
+      "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+      "    flavors:\n    - name: gpu\n      resources:\n";
+  const Case cases[] = {
+      {"a misspelt field", cq_head + "  cohortNme: x\n", 5, "spec.cohortNme",
+       "unknown field 'cohortNme' (did you mean 'cohortName'"},
+      {"cohort and cohortName disagree", cq_head + "  cohort: a\n  cohortName: b\n", 6,
+       "spec.cohortName", "name the same field"},
+      {"a lending limit above the nominal quota",
+       cq_head + "  cohortName: c\n" + group +
+           "      - {name: nvidia.com/gpu, nominalQuota: 4, lendingLimit: 5}\n",
+       11, "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit",
+       "lendingLimit (5) must not exceed nominalQuota (4)"},
+      {"a borrowing limit without a cohort",
+       cq_head + group + "      - {name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}\n", 10,
+       "spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit",
+       "borrowingLimit is only allowed when the ClusterQueue has a cohort"},
+      {"resources in another order than coveredResources",
+       cq_head +
+           "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+           "    - name: gpu\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 4}\n"
+           "      - {name: cpu, nominalQuota: 4}\n",
+       10, "spec.resourceGroups[0].flavors[0].resources[0].name",
+       "resource nvidia.com/gpu is at position 1 of flavor gpu, but coveredResources has cpu"},
+      {"a fractional GPU quota",
+       cq_head + group + "      - {name: nvidia.com/gpu, nominalQuota: 1.5}\n", 10,
+       "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", "not a whole number"},
+      {"v1beta2 does not know v1beta1's Borrow",
+       cq_head + "  flavorFungibility: {whenCanBorrow: Borrow}\n", 5,
+       "spec.flavorFungibility.whenCanBorrow", "unknown value 'Borrow'"},
+      {"a preference needs TryNextFlavor twice",
+       cq_head + "  flavorFungibility: {preference: PreemptionOverBorrowing}\n", 5,
+       "spec.flavorFungibility.preference", "preference can only be set when both"},
+      {"borrowWithinCohort without reclaimWithinCohort",
+       cq_head + "  preemption: {borrowWithinCohort: {policy: LowerPriority}}\n", 5,
+       "spec.preemption.borrowWithinCohort.policy", "needs reclaimWithinCohort"},
+      {"an unknown queueing strategy", cq_head + "  queueingStrategy: FIFO\n", 5,
+       "spec.queueingStrategy", "unknown value 'FIFO'"},
+      {"an unserved API version",
+       "apiVersion: kueue.x-k8s.io/v1alpha2\nkind: LocalQueue\nmetadata: {name: q}\n", 1,
+       "apiVersion", "apiVersion kueue.x-k8s.io/v1alpha2 is not supported for LocalQueue"},
+      {"a LocalQueue without its ClusterQueue",
+       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q}\nspec: {}\n", 4,
+       "spec", "missing required field 'clusterQueue'"},
+      {"a duplicate ClusterQueue", cq_head + "  {}\n---\n" + cq_head + "  {}\n", 9, "metadata",
+       "duplicate ClusterQueue 'q' (first defined at m.yaml:3)"},
+  };
+  for (const Case& c : cases) {
+    const std::string label = c.name;
+    CAPTURE(label);
+    Fixture f;
+    auto err = input_error([&] { f.load(c.yaml); });
+    REQUIRE(err.has_value());
+    const std::string what = err->what();
+    CAPTURE(what);
+    CHECK(err->where().file == "m.yaml");
+    CHECK(err->where().line == c.want_line);
+    CHECK(err->where().field == c.want_field);
+    CHECK(err->message().find(c.want_message) != std::string::npos);
+  }
+}
+
+TEST_CASE("references between Kueue objects are checked once every file is read") {
+  struct Case {
+    const char* name;
+    std::string yaml;
+    int want_line;
+    const char* want_message;
+  };
+  const Case cases[] = {
+      {"a LocalQueue naming a missing ClusterQueue",
+       std::string(kFlavor) +
+           "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: team-a}\n"
+           "spec: {}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+           "metadata: {name: q}\nspec: {clusterQueue: team-b}\n",
+       13, "points at ClusterQueue 'team-b', which does not exist (did you mean 'team-a'?)"},
+      {"a ClusterQueue naming a missing ResourceFlavor",
+       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec:\n"
+       "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+       "    - name: h100\n      resources: [{name: nvidia.com/gpu, nominalQuota: 1}]\n",
+       8, "ResourceFlavor 'h100' does not exist"},
+      {"cohorts whose parents form a cycle",
+       "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: a}\n"
+       "spec: {parentName: b}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+       "metadata: {name: b}\nspec: {parentName: a}\n",
+       4, "the Cohort parents form a cycle (a -> b -> a)"},
+  };
+  for (const Case& c : cases) {
+    const std::string label = c.name;
+    CAPTURE(label);
+    Fixture f;
+    f.load(c.yaml);
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    const std::string what = err->what();
+    CAPTURE(what);
+    CHECK(err->where().line == c.want_line);
+    CHECK(err->message().find(c.want_message) != std::string::npos);
+  }
+}
+
+TEST_CASE("Jobs take their Kueue labels to their pods, and pods name existing queues") {
+  const std::string queues = std::string(kFlavor) + R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec: {namespaceSelector: {}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q}
+spec: {clusterQueue: q}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: urgent}
+value: 1000
+---
+)";
+  auto job = [](const std::string& labels, const std::string& annotations) {
+    return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\n  labels: {" + labels +
+           "}\n  annotations: {capsim.io/duration: 1h" + annotations +
+           "}\nspec:\n  parallelism: 4\n  template:\n    spec:\n      restartPolicy: Never\n"
+           "      containers: [{name: c}]\n";
+  };
+  SUBCASE("the queue and the workload priority class come from the Job") {
+    Fixture f;
+    f.load(queues + job("kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/priority-class: urgent",
+                        ", capsim.io/gang: \"true\""));
+    f.b.finalize();
+    REQUIRE(f.world.jobs.size() == 1);
+    const PodSpec& t = f.world.jobs[0].pod_template;
+    CHECK(t.queue == "q");
+    CHECK(label_value(t.labels, "kueue.x-k8s.io/priority-class", f.world.strings) == "urgent");
+    REQUIRE(t.gang != kNoGang);  // capsim.io/gang: all 4 pods together
+    CHECK(f.world.gangs[t.gang].min_member == 4);
+  }
+  SUBCASE("a workload priority class that does not exist") {
+    Fixture f;
+    f.load(queues + job("kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/priority-class: urgnet", ""));
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    CHECK(err->where().line == 20);
+    const std::string what = err->what();
+    CAPTURE(what);
+    CHECK(err->message().find("names WorkloadPriorityClass 'urgnet' (label "
+                              "kueue.x-k8s.io/priority-class), which does not exist (did you mean "
+                              "'urgent'?)") != std::string::npos);
+  }
+  SUBCASE("a queue-name label naming no LocalQueue") {
+    Fixture f;
+    f.load(queues + job("kueue.x-k8s.io/queue-name: nope", ""));
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    CHECK(err->message().find("names LocalQueue 'nope'") != std::string::npos);
+  }
+}
+
+TEST_CASE("the kueue: section reads Kueue's configuration fields") {
+  Fixture f;
+  const YamlNode section = YamlNode::load_string(R"(
+fairSharing: {enable: true, preemptionStrategies: [LessThanInitialShare]}
+waitForPodsReady:
+  enable: true
+  timeout: 10m
+  requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 30}
+resources: {excludeResourcePrefixes: [example.com/]}
+oneBorrowingAdmissionPerCohortPerCycle: false
+)",
+                                                 "s.yaml");
+  load_kueue_section(
+      section, f.b, [](const YamlNode& n) { return n.str(); }, &f.warnings);
+  const KueueSettings& s = f.world.queues.settings;
+  CHECK(s.fair_sharing);
+  REQUIRE(s.preemption_strategies.size() == 1);
+  CHECK(s.preemption_strategies[0] == FairSharingStrategy::kLessThanInitialShare);
+  CHECK(s.wait_for_pods_ready);
+  CHECK(s.pods_ready_timeout == 10 * kMinute);
+  CHECK(!s.requeue_at_eviction_time);
+  CHECK(s.backoff_limit_count == 3);
+  CHECK(s.backoff_base == 30 * kSecond);
+  CHECK(s.exclude_resource_prefixes == std::vector<std::string>{"example.com/"});
+  CHECK(!s.one_borrowing_admission_per_cohort);
+
+  Fixture g;
+  auto err = input_error([&] {
+    load_kueue_section(
+        YamlNode::load_string("waitForPodsReady: {enable: true, timout: 1m}\n", "s.yaml"), g.b,
+        [](const YamlNode& n) { return n.str(); }, &g.warnings);
+  });
+  REQUIRE(err.has_value());
+  CHECK(err->where().line == 1);
+  CHECK(err->message().find("unknown field 'timout' (did you mean 'timeout'?)") !=
+        std::string::npos);
+}
+
+TEST_CASE("the kueue: section can point at a Kueue Configuration file") {
+  Fixture f;
+  const YamlNode section = YamlNode::load_string("config: kueue-config.yaml\n", "s.yaml");
+  load_kueue_section(
+      section, f.b,
+      [](const YamlNode& n) {
+        return std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/" + n.str();
+      },
+      &f.warnings);
+  const KueueSettings& s = f.world.queues.settings;
+  CHECK(s.wait_for_pods_ready);
+  CHECK(s.pods_ready_timeout == 7 * kMinute);
+  CHECK(s.backoff_base == 30 * kSecond);
+  CHECK(s.fair_sharing);
+}
+
+}  // namespace capsim

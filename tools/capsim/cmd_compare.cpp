@@ -1,0 +1,60 @@
+// `capsim compare RUN.db...`: runs side by side; runs of one variant (same scenario and profile,
+// different seeds) as mean and 95 % confidence interval.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "reports/compare.hpp"
+#include "reports/output_file.hpp"
+#include "tools/capsim/cli.hpp"
+
+namespace po = boost::program_options;
+
+namespace capsim::cli {
+
+int cmd_compare(const std::vector<std::string>& args) {
+  return guarded("compare", [&]() -> int {
+    po::options_description opts("Usage: capsim compare RUN.db [RUN.db...] [options]\n\nOptions");
+    std::vector<std::string> files, metrics;
+    std::string markdown;
+    opts.add_options()("help,h", "show this help")(
+        "markdown", po::value(&markdown), "also write the comparison as markdown ('-': stdout)")(
+        "json", "print the comparison as JSON instead of a table")(
+        "metric", po::value(&metrics)->composing(),
+        "only metrics matching this name or pattern (* matches anything; repeatable)");
+    po::options_description hidden;
+    hidden.add_options()("files", po::value(&files)->composing());
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("files", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout
+          << opts
+          << "\nEvery complete run of every file is used. Runs of the same scenario (same\n"
+             "scenario_sha256, which covers --set overrides) and profile are one variant; its\n"
+             "seeds give the mean and 95 % confidence interval (Student t). Deltas are against\n"
+             "the first variant; * marks the better value. See docs/reports.md.\n";
+      return kOk;
+    }
+    if (files.empty()) throw UsageError("at least one report file is required");
+    if (!markdown.empty()) check_writable(markdown);
+    const Comparison c = compare_variants(group_variants(load_runs(files)), metrics);
+    if (c.rows.empty() && !metrics.empty()) {
+      throw UsageError("no metric matches the --metric patterns given");
+    }
+    if (vm.count("json")) {
+      std::cout << render_compare_json(c);
+    } else if (markdown != "-") {
+      std::cout << render_compare_text(c);
+    }
+    if (!markdown.empty()) write_output(markdown, render_compare_markdown(c));
+    return kOk;
+  });
+}
+
+}  // namespace capsim::cli

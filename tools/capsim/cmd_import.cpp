@@ -1,0 +1,345 @@
+// `capsim import FORMAT INPUT... -o OUT`: converts a public trace or job log into capsim's formats.
+//   alibaba-openb  the Alibaba GPU trace v2023: a pod list becomes a capsim trace CSV
+//                  (docs/trace-format.md); with a node list too, OUT.yaml is a scenario whose
+//                  cluster holds the nodes (identical nodes grouped into pools) and whose workload
+//                  is the converted trace, written beside it as OUT.csv.
+//   helios, philly, capsim-jobs
+//                  a job log (Helios cluster_log.csv, Philly cluster_job_log) becomes capsim's
+//                  job-level trace (docs/queues.md), which scenarios replay with
+//                  `format: capsim-jobs`. Jobs the log cannot describe (still running, no
+//                  complete attempt) are left out and counted on stderr.
+// Files are written to a temporary name and renamed, so a failed import leaves nothing behind.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "models/gpu_catalog.hpp"
+#include "reports/sqlite_recorder.hpp"
+#include "tools/capsim/cli.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
+#include "tools/loaders/job_trace.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace capsim::cli {
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp-import";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw ReportWriteError(path, "cannot create the file (is the directory writable?)");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw ReportWriteError(path, "cannot write the file");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw ReportWriteError(path, "cannot move the file into place: " + ec.message());
+  }
+}
+
+// The capsim trace for an openb pod list (the mapping of docs/trace-format.md).
+std::string openb_trace_csv(const std::vector<OpenbPod>& pods, const std::string& source,
+                            std::optional<SimDuration> default_duration) {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  for (const OpenbPod& p : pods) {
+    if (p.creation) first = std::min(first, *p.creation);
+  }
+  std::ostringstream out;
+  out << fmt::format("# Converted by capsim import alibaba-openb from {}\n", source);
+  out << "pod,submit,duration,cpu,memory,gpu,gpu_milli,gpu_model,queue,status\n";
+  for (const OpenbPod& p : pods) {
+    std::string submit = "0";
+    std::string duration;
+    if (p.creation) {
+      submit = std::to_string(*p.creation - first);
+      const std::int64_t from = p.scheduled ? *p.scheduled : *p.creation;
+      duration = std::to_string(*p.deletion - from);
+    } else {
+      duration = format_duration(*default_duration);
+    }
+    std::string gpu, milli;
+    if (p.is_share()) {
+      milli = std::to_string(p.gpu_milli);
+    } else if (p.num_gpu > 0) {
+      gpu = std::to_string(p.num_gpu);
+    }
+    std::string models;
+    for (std::size_t i = 0; i < p.gpu_spec.size(); ++i)
+      models += (i ? "|" : "") + p.gpu_spec[i];
+    out << fmt::format("{},{},{},{}m,{}Mi,{},{},{},{},{}\n", csv_field(p.name), submit, duration,
+                       p.cpu_milli, p.memory_mib, gpu, milli, csv_field(models), csv_field(p.qos),
+                       p.phase == "Failed" ? "failed" : "");
+  }
+  return out.str();
+}
+
+std::string memory_quantity(std::int64_t mib) {
+  return mib % 1024 == 0 ? fmt::format("{}Gi", mib / 1024) : fmt::format("{}Mi", mib);
+}
+
+// A scenario whose cluster is the node list, identical nodes grouped into pools.
+std::string openb_scenario_yaml(const std::vector<OpenbNode>& nodes, const std::string& source,
+                                const std::string& name, const std::string& trace_file,
+                                std::int64_t pods_per_node) {
+  struct Pool {
+    OpenbNode proto;
+    std::int64_t count = 0;
+  };
+  std::vector<Pool> pools;
+  std::map<std::tuple<std::string, std::int32_t, std::int64_t, std::int64_t>, std::size_t> index;
+  for (const OpenbNode& n : nodes) {
+    auto key = std::make_tuple(n.model, n.gpus, n.cpu_milli, n.memory_mib);
+    auto [it, inserted] = index.try_emplace(key, pools.size());
+    if (inserted) pools.push_back(Pool{n, 0});
+    ++pools[it->second].count;
+  }
+  std::ostringstream out;
+  out << fmt::format("# Converted by capsim import alibaba-openb from {}\n", source);
+  out << fmt::format("name: {}\n", name);
+  out << "cluster:\n  pools:\n";
+  for (const Pool& p : pools) {
+    const OpenbNode& n = p.proto;
+    std::string pool_name = n.gpus > 0 ? fmt::format("{}-{}gpu", n.model, n.gpus) : "cpu";
+    pool_name += fmt::format("-{}cpu-{}", n.cpu_milli / 1000, memory_quantity(n.memory_mib));
+    for (char& c : pool_name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out << fmt::format("    - name: {}\n      count: {}\n", pool_name, p.count);
+    if (n.gpus > 0) out << fmt::format("      gpu: {{model: {}, count: {}}}\n", n.model, n.gpus);
+    out << fmt::format("      cpu: {}m\n      memory: {}Mi\n      pods: {}\n", n.cpu_milli,
+                       n.memory_mib, pods_per_node);
+  }
+  if (!trace_file.empty()) {
+    out << "workload:\n  traces:\n";
+    out << fmt::format("    - path: '{}'\n", trace_file);
+  }
+  return out.str();
+}
+
+int import_alibaba_openb(const std::vector<std::string>& args) {
+  return guarded("import", [&]() -> int {
+    po::options_description opts(
+        "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
+        "Formats:\n"
+        "  alibaba-openb   Alibaba GPU trace v2023 (openb_node_list_*.csv, openb_pod_list_*.csv).\n"
+        "                  A pod list alone -> OUT.csv, a capsim trace; with a node list ->\n"
+        "                  OUT.yaml, a scenario (nodes as pools) plus OUT.csv beside it.\n\n"
+        "Options");
+    std::string format, out;
+    std::vector<std::string> inputs;
+    std::int64_t pods_per_node = 110;
+    std::string duration_text;
+    opts.add_options()("help,h", "show this help")("output,o", po::value(&out),
+                                                   "output file (.csv trace or .yaml scenario)")(
+        "pods-per-node", po::value(&pods_per_node),
+        "pod slots per node in a scenario (default 110; the FGD study used 1001)")(
+        "duration", po::value(&duration_text),
+        "duration of pods in files without time columns (the multigpu lists), e.g. 1h");
+    po::options_description hidden;
+    hidden.add_options()("format", po::value(&format))("input", po::value(&inputs)->composing());
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("format", 1).add("input", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts;
+      return kOk;
+    }
+    if (format.empty()) throw UsageError("a format is required (supported: alibaba-openb)");
+    if (format != "alibaba-openb") {
+      throw UsageError(
+          fmt::format("unknown import format '{}' (supported: alibaba-openb)", format));
+    }
+    if (inputs.empty()) throw UsageError("at least one input file is required");
+    if (out.empty()) throw UsageError("an output file is required (-o OUT.csv or -o OUT.yaml)");
+    if (pods_per_node < 1) throw UsageError("--pods-per-node must be at least 1");
+    std::optional<SimDuration> default_duration;
+    if (!duration_text.empty()) {
+      auto d = parse_duration(duration_text);
+      if (!d) throw UsageError(fmt::format("--duration: {}", d.error()));
+      default_duration = *d;
+    }
+
+    World world;
+    WorldBuilder b(world, GpuCatalog::builtin());
+    std::optional<std::vector<OpenbNode>> nodes;
+    std::optional<std::vector<OpenbPod>> pods;
+    std::string node_source, pod_source;
+    for (const std::string& in : inputs) {
+      const CsvFile f = CsvFile::read_file(in);
+      if (is_openb_node_list(f)) {
+        if (nodes) throw UsageError("give at most one node list");
+        nodes = read_openb_nodes(f, &b);
+        node_source = fs::path(in).filename().string();
+      } else if (is_openb_pod_list(f)) {
+        if (pods) throw UsageError("give at most one pod list");
+        pods = read_openb_pods(f, &b);
+        pod_source = fs::path(in).filename().string();
+        for (const OpenbPod& p : *pods) {
+          if (!p.creation && !default_duration) {
+            throw InputError(InputErrorKind::kInvalid, InputLocation{in, p.line, 0, ""},
+                             "the pod list has no time columns, so a capsim trace needs "
+                             "--duration for its pods");
+          }
+        }
+      } else {
+        f.fail_header(
+            "neither an openb node list (sn, cpu_milli, memory_mib, gpu, model) nor a pod "
+            "list (name, cpu_milli, memory_mib, num_gpu, gpu_milli, ...)");
+      }
+    }
+
+    const fs::path out_path(out);
+    const std::string ext = out_path.extension().string();
+    if (ext == ".csv") {
+      if (nodes) throw UsageError("a node list converts into a scenario: use -o OUT.yaml");
+      if (!pods) throw UsageError("no pod list to convert");
+      write_atomically(out_path, openb_trace_csv(*pods, pod_source, default_duration));
+      std::cerr << fmt::format("capsim import: {} pods -> {}\n", pods->size(), out);
+      return kOk;
+    }
+    if (ext != ".yaml" && ext != ".yml") {
+      throw UsageError("the output must be a .csv trace or a .yaml scenario");
+    }
+    if (!nodes) throw UsageError("a scenario needs a node list among the inputs");
+    std::string trace_file;
+    if (pods) {
+      fs::path trace_path = out_path;
+      trace_path.replace_extension(".csv");
+      trace_file = trace_path.filename().string();
+      write_atomically(trace_path, openb_trace_csv(*pods, pod_source, default_duration));
+    }
+    const std::string sources = pods ? node_source + " and " + pod_source : node_source;
+    write_atomically(out_path, openb_scenario_yaml(*nodes, sources, out_path.stem().string(),
+                                                   trace_file, pods_per_node));
+    std::cerr << fmt::format("capsim import: {} nodes{} -> {}\n", nodes->size(),
+                             pods ? fmt::format(" and {} pods", pods->size()) : "", out);
+    return kOk;
+  });
+}
+
+
+int import_job_log(const std::vector<std::string>& args) {
+  return guarded("import", [&]() -> int {
+    po::options_description opts(
+        "Usage: capsim import FORMAT INPUT -o OUT.csv\n\nFormats: helios (SenseTime Helios "
+        "cluster_log.csv), philly (Microsoft Philly cluster_job_log),\ncapsim-jobs (capsim's "
+        "job trace, normalised)\n\nOptions");
+    std::string format, input, out;
+    std::size_t max_jobs = 0;
+    opts.add_options()("help,h", "show this help")("output,o", po::value(&out),
+                                                   "the capsim job trace to write (CSV)")(
+        "max-jobs", po::value(&max_jobs), "keep only the first N jobs");
+    po::options_description hidden;
+    hidden.add_options()("format", po::value(&format))("input", po::value(&input));
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("format", 1).add("input", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts
+                << "\nThe result has one row per job: submit (seconds from the first submission), "
+                   "duration,\ngpus, nodes, user, vc and status. Scenarios map users or virtual "
+                   "clusters to\nLocalQueues with `queue_map` (docs/queues.md).\n";
+      return kOk;
+    }
+    if (format.empty() || input.empty()) throw UsageError("a format and an input file are needed");
+    if (!is_job_trace_format(format)) {
+      throw UsageError(fmt::format("unknown format '{}' (supported: {})", format,
+                                   fmt::join(job_trace_formats(), ", ")));
+    }
+    if (out.empty()) throw UsageError("-o OUT.csv is required");
+    JobTraceRead read = read_job_trace(format, input);
+    if (max_jobs > 0 && read.rows.size() > max_jobs) read.rows.resize(max_jobs);
+
+    namespace fs = std::filesystem;
+    const fs::path target(out);
+    const fs::path temp = target.string() + ".tmp";
+    {
+      std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+      if (!f) {
+        std::cerr << fmt::format("capsim import: error: cannot write {}\n", temp.string());
+        return kCannotWrite;
+      }
+      write_job_trace_csv(f, read.rows);
+      f.flush();
+      if (!f) {
+        f.close();
+        std::remove(temp.c_str());
+        std::cerr << fmt::format("capsim import: error: cannot write {}\n", temp.string());
+        return kCannotWrite;
+      }
+    }
+    std::error_code ec;
+    fs::rename(temp, target, ec);
+    if (ec) {
+      std::remove(temp.c_str());
+      std::cerr << fmt::format("capsim import: error: cannot write {}: {}\n", out, ec.message());
+      return kCannotWrite;
+    }
+    std::int64_t gpus = 0, multi = 0;
+    for (const JobTraceRow& r : read.rows) {
+      gpus += r.gpus;
+      multi += r.nodes > 1 ? 1 : 0;
+    }
+    std::cerr << fmt::format("capsim import: {} job(s), {} multi-node, {} GPUs requested -> {}\n",
+                             read.rows.size(), multi, gpus, out);
+    for (const auto& [why, n] : read.skipped)
+      std::cerr << fmt::format("capsim import: left out {} job(s): {}\n", n, why);
+    return kOk;
+  });
+}
+
+}  // namespace
+
+int cmd_import(const std::vector<std::string>& args) {
+  // The format picks the converter; each has its own options and help.
+  if (!args.empty() && args.front() == "alibaba-openb") return import_alibaba_openb(args);
+  if (!args.empty() && is_job_trace_format(args.front())) return import_job_log(args);
+  if (args.empty() || args.front() == "-h" || args.front() == "--help") {
+    std::cout << "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
+                 "Formats:\n"
+                 "  alibaba-openb   Alibaba GPU trace v2023 node and pod lists -> a capsim trace or "
+                 "scenario\n"
+                 "  helios, philly  public job logs -> capsim's job-level trace\n"
+                 "  capsim-jobs     capsim's job trace, normalised\n\n"
+                 "`capsim import FORMAT --help` lists a format's options.\n";
+    return args.empty() ? kUsage : kOk;
+  }
+  std::cerr << fmt::format("capsim import: error: unknown format '{}' (supported: alibaba-openb, {})\n",
+                           args.front(), fmt::join(job_trace_formats(), ", "));
+  return kUsage;
+}
+
+}  // namespace capsim::cli

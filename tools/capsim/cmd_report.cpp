@@ -1,0 +1,114 @@
+// `capsim report RUN.db`: the run as a self-contained HTML page, its headline numbers as
+// markdown, and its samples as Prometheus/OpenMetrics text.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "reports/html_report.hpp"
+#include "reports/output_file.hpp"
+#include "reports/prometheus_export.hpp"
+#include "reports/report_data.hpp"
+#include "tools/capsim/cli.hpp"
+
+namespace po = boost::program_options;
+
+namespace capsim::cli {
+
+int cmd_report(const std::vector<std::string>& args) {
+  return guarded("report", [&]() -> int {
+    po::options_description opts("Usage: capsim report RUN.db [options]\n\nOptions");
+    std::string db, html, markdown, prometheus, prom_format = "openmetrics", prom_start;
+    std::int64_t run_id = 0;
+    opts.add_options()("help,h", "show this help")(
+        "output,o", po::value(&html),
+        "HTML report file ('-': stdout; default: RUN.html beside RUN.db, unless only "
+        "--markdown or --prometheus is asked for)")(
+        "markdown", po::value(&markdown), "write the headline numbers as markdown ('-': stdout)")(
+        "prometheus", po::value(&prometheus),
+        "write the samples as Prometheus metrics with timestamps ('-': stdout)")(
+        "prometheus-format", po::value(&prom_format),
+        "openmetrics (default; what promtool backfills) or text (Prometheus 0.0.4)")(
+        "prometheus-start", po::value(&prom_start),
+        "wall-clock time of simulated time 0: 2025-06-01T00:00:00Z or Unix seconds (default: "
+        "the run's start minus its simulated length)")(
+        "run", po::value(&run_id), "run_id to report (default: the latest complete run)")(
+        "quiet,q", "no notes on stderr");
+    po::options_description hidden;
+    hidden.add_options()("db", po::value(&db));
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("db", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts
+                << "\nThe HTML page has inline SVG charts and no scripts; every figure from the "
+                   "summary\ncarries data-metric and data-value attributes. See docs/reports.md.\n";
+      return kOk;
+    }
+    if (db.empty()) throw UsageError("a report file (RUN.db) is required");
+    PromFormat format = PromFormat::kOpenMetrics;
+    if (prom_format == "text") {
+      format = PromFormat::kText;
+    } else if (prom_format != "openmetrics") {
+      throw UsageError(
+          fmt::format("--prometheus-format must be openmetrics or text, not '{}'", prom_format));
+    }
+    std::optional<double> origin;
+    if (vm.count("prometheus-start")) {
+      origin = parse_time_origin(prom_start);
+      if (!origin) {
+        throw UsageError(
+            fmt::format("--prometheus-start '{}' is neither 2025-06-01T00:00:00Z nor Unix seconds",
+                        prom_start));
+      }
+    }
+    const bool quiet = vm.count("quiet") > 0;
+    if (html.empty() && markdown.empty() && prometheus.empty()) {
+      std::filesystem::path p(db);
+      p.replace_extension(".html");
+      html = p.string();
+    }
+    // Refuse unwritable outputs before reading anything.
+    for (const std::string* out : {&html, &markdown, &prometheus}) {
+      if (!out->empty()) check_writable(*out);
+    }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const ReportData data =
+        load_report_data(db, vm.count("run") ? std::optional<std::int64_t>(run_id) : std::nullopt);
+    if (!quiet && !vm.count("run")) {
+      const std::size_t runs = RunReader(db).runs().size();
+      if (runs > 1) {
+        std::cerr << fmt::format(
+            "capsim report: note: {} holds {} runs; reporting run {} (use --run to pick)\n", db,
+            runs, data.run.run_id);
+      }
+    }
+    if (!html.empty()) write_output(html, render_html_report(data));
+    if (!markdown.empty()) write_output(markdown, render_markdown_summary(data));
+    if (!prometheus.empty()) {
+      write_output(
+          prometheus,
+          render_prometheus(data, origin ? *origin : default_prometheus_origin(data.run), format));
+    }
+    if (!quiet) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      for (const std::string* out : {&html, &markdown, &prometheus}) {
+        if (!out->empty() && *out != "-") std::cerr << "capsim report: wrote " << *out << "\n";
+      }
+      std::cerr << fmt::format("capsim report: run {} of {} in {:.0f} ms\n", data.run.run_id, db,
+                               ms);
+    }
+    return kOk;
+  });
+}
+
+}  // namespace capsim::cli
