@@ -21,7 +21,9 @@ double SharingDeviceModel::speed_factor(double util, double capacity, double sm_
 SharingDeviceModel::Access SharingDeviceModel::access(const Cluster& c, const NodeInfo& node,
                                                       std::int32_t unit) const {
   const DeviceUnit& u = node.units[static_cast<std::size_t>(unit)];
-  switch (u.mode) {
+  // Pods sharing one DRA resource claim share its devices with no isolation, as time-slicing
+  // (CUDA time-slices between the processes of all of them); alone, a pod has the device.
+  switch (u.dra ? ShareMode::kTimeSliced : u.mode) {
     case ShareMode::kExclusive:
       return {u.capacity, 1.0};
     case ShareMode::kMps:
@@ -95,7 +97,7 @@ bool SharingDeviceModel::out_of_memory(const Cluster& c, PodId pod) const {
   for (std::uint16_t ui : st.units) {
     const DeviceUnit& u = node.units[ui];
     const std::int64_t mine = c.pod_memory(pod, &u);
-    if (u.mode != ShareMode::kTimeSliced) {
+    if (u.mode != ShareMode::kTimeSliced && !u.dra) {
       if (mine > u.memory_limit) return true;
       continue;
     }

@@ -13,7 +13,9 @@
 //     t = min(1, 1/sum(u_j)) x (1 - context_switch_overhead when k >= 2) (CUDA time-slices evenly
 //     between the processes that want the GPU), so GPU phases also stretch by 1/t;
 //   - MPS: the device's capacity x the client's thread cap floor(100/replicas) %;
-//   - a GPU share of m milli: m/1000.
+//   - a GPU share of m milli: m/1000;
+//   - a device of a DRA resource claim: as a whole GPU or MIG instance, time-sliced (without
+//     memory isolation) among the pods sharing the claim.
 // A multi-GPU pod runs at the speed of its slowest device. A GPU's busy fraction (DCGM's
 // GR_ENGINE_ACTIVE) sums its holders' u x R, scaled for MIG instances by the share of the GPU
 // they occupy.

@@ -21,7 +21,8 @@ std::vector<Relayout> PendingDemandReconfigurer::plan(const Cluster& cluster,
   // 2. Minus what is free already, anywhere (and what re-layouts in progress will bring).
   for (const NodeInfo& n : cluster.nodes()) {
     for (const DeviceUnit& u : n.units) {
-      if (u.alive() && demand.count(u.resource)) demand[u.resource] -= u.replicas - u.used;
+      if (u.alive() && !u.dra && demand.count(u.resource))
+        demand[u.resource] -= u.replicas - u.used;
     }
   }
   for (auto it = demand.begin(); it != demand.end();) it = it->second > 0 ? std::next(it) : demand.erase(it);

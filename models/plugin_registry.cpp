@@ -10,6 +10,7 @@
 #include "models/plugins/best_fit_score.hpp"
 #include "models/plugins/default_binder.hpp"
 #include "models/plugins/default_preemption.hpp"
+#include "models/plugins/dynamic_resources.hpp"
 #include "models/plugins/dot_product_score.hpp"
 #include "models/plugins/fgd_score.hpp"
 #include "models/plugins/gpu_clustering_score.hpp"
@@ -189,13 +190,13 @@ PluginFactory no_args() {
 
 // kube-scheduler's default plugin set restricted to what capsim models, in upstream order, with
 // upstream's default score weights; plus GpuDevices, which stands in for the kubelet device
-// manager's choice of GPUs.
+// manager's choice of GPUs. DynamicResources sits before DefaultPreemption, as upstream inserts
+// it when DRA is enabled; it skips pods without resource claims.
 const std::vector<std::pair<std::string, std::int64_t>>& default_plugins() {
   static const std::vector<std::pair<std::string, std::int64_t>> d = {
-      {"PrioritySort", 0},      {"NodeUnschedulable", 0},
-      {"TaintToleration", 3},   {"NodeAffinity", 2},
-      {"NodeResourcesFit", 1},  {"GpuDevices", 0},
-      {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
+      {"PrioritySort", 0},     {"NodeUnschedulable", 0}, {"TaintToleration", 3},
+      {"NodeAffinity", 2},     {"NodeResourcesFit", 1},  {"GpuDevices", 0},
+      {"DynamicResources", 0}, {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
       {"DefaultBinder", 0},
   };
   return d;
@@ -212,6 +213,7 @@ const std::vector<PluginRegistration>& plugin_registry() {
       {"NodeResourcesFit", make_fit},
       {"NodeResourcesBalancedAllocation", make_balanced},
       {"GpuDevices", no_args<plugins::GpuDevices>()},
+      {"DynamicResources", no_args<plugins::DynamicResources>()},
       {"DefaultPreemption", make_preemption},
       {"DefaultBinder", no_args<plugins::DefaultBinder>()},
       // The FGD study's GPU-share filter and placement policies (docs/fgd.md).
@@ -228,10 +230,10 @@ const std::vector<PluginRegistration>& plugin_registry() {
 
 const std::vector<std::string>& unmodelled_upstream_plugins() {
   static const std::vector<std::string> u = {
-      "SchedulingGates", "NodeName",         "NodePorts",         "VolumeRestrictions",
-      "EBSLimits",       "GCEPDLimits",      "NodeVolumeLimits",  "AzureDiskLimits",
-      "VolumeBinding",   "VolumeZone",       "PodTopologySpread", "InterPodAffinity",
-      "ImageLocality",   "DynamicResources",
+      "SchedulingGates", "NodeName",    "NodePorts",         "VolumeRestrictions",
+      "EBSLimits",       "GCEPDLimits", "NodeVolumeLimits",  "AzureDiskLimits",
+      "VolumeBinding",   "VolumeZone",  "PodTopologySpread", "InterPodAffinity",
+      "ImageLocality",
   };
   return u;
 }

@@ -66,6 +66,21 @@ CREATE TABLE IF NOT EXISTS pod (
 CREATE INDEX IF NOT EXISTS pod_by_name ON pod (run_id, pod);
 CREATE INDEX IF NOT EXISTS pod_by_queue ON pod (run_id, queue);
 
+CREATE TABLE IF NOT EXISTS pod_claim (
+  run_id         INTEGER NOT NULL REFERENCES run (run_id),
+  pod            TEXT NOT NULL,
+  claim          TEXT NOT NULL,
+  resource_claim TEXT NOT NULL,
+  template       TEXT,
+  node           TEXT,
+  request        TEXT,
+  device         TEXT,
+  driver         TEXT,
+  pool           TEXT,
+  gpu            INTEGER
+);
+CREATE INDEX IF NOT EXISTS pod_claim_by_pod ON pod_claim (run_id, pod);
+
 CREATE TABLE IF NOT EXISTS event (
   run_id INTEGER NOT NULL REFERENCES run (run_id),
   seq    INTEGER NOT NULL,

@@ -420,6 +420,32 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
         pod.execute();
       }
     }
+    // 1b. DRA: each pod's claims and their devices.
+    {
+      Statement claim = db_.prepare(
+          "INSERT INTO pod_claim (run_id, pod, claim, resource_claim, template, node, request, "
+          "device, driver, pool, gpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      for (const PodRecord& rec : pods) {
+        for (const ClaimDeviceRecord& c : rec.claims) {
+          claim.bind_int64(1, run_id_);
+          claim.bind_text(2, pod_name(rec.pod));
+          claim.bind_text(3, c.claim);
+          claim.bind_text(4, c.resource_claim);
+          claim.bind_text_or_null(5, c.template_name);
+          claim.bind_text_or_null(6, c.node);
+          claim.bind_text_or_null(7, c.request);
+          claim.bind_text_or_null(8, c.device);
+          claim.bind_text_or_null(9, c.driver);
+          claim.bind_text_or_null(10, c.pool);
+          if (c.gpu >= 0) {
+            claim.bind_int64(11, c.gpu);
+          } else {
+            claim.bind_null(11);
+          }
+          claim.execute();
+        }
+      }
+    }
     // 2. Summary, keeping the caller's order in `seq`.
     {
       Statement metric =

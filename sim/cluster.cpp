@@ -1,7 +1,12 @@
 #include "sim/cluster.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <numeric>
 #include <fmt/format.h>
 
@@ -54,6 +59,24 @@ std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInf
   auto shared_name = [&](const std::string& base, std::int32_t replicas) {
     return replicas > 1 && config.rename_by_default ? base + ".shared" : base;
   };
+  if (config.dra.enabled) {
+    // Published through DRA: one exclusive unit per device a claim can hold (the whole GPU, or
+    // each MIG instance of its layout); nothing is advertised as an extended resource.
+    if (!layout.mig_enabled) {
+      DeviceUnit u;
+      u.resource = kNvidiaGpu;
+      u.gpu = gpu;
+      u.memory = model.memory_bytes;
+      u.memory_limit = model.memory_bytes;
+      u.dra = true;
+      out.push_back(u);
+    } else {
+      for (std::size_t i = 0; i < layout.instances.size(); ++i) {
+        out.push_back(make_dra_mig_unit(model, gpu, layout, i));
+      }
+    }
+    return out;
+  }
   if (!layout.mig_enabled) {
     const std::string base = "nvidia.com/gpu";
     const std::int32_t replicas = config.sharing == ShareMode::kExclusive ? 1 : config.replicas_for(base);
@@ -103,6 +126,26 @@ std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInf
   return out;
 }
 
+DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const GpuLayout& layout,
+                             std::size_t instance) {
+  const MigInstance& inst = layout.instances.at(instance);
+  const MigProfileInfo& p = model.mig_profiles.at(inst.profile);
+  const double total_sms = model.sms > 0 ? model.sms : 1;
+  const double mem_slots = model.mig_memory_slots > 0 ? model.mig_memory_slots : 8;
+  const double compute_slots = model.mig_compute_slots > 0 ? model.mig_compute_slots : 7;
+  DeviceUnit u;
+  u.resource = kNvidiaGpu;
+  u.gpu = gpu;
+  u.instance = static_cast<std::int16_t>(instance);
+  // As make_units: compute follows the SMs, bandwidth the memory slices.
+  u.capacity = std::sqrt(p.sms / total_sms * p.memory_slices / mem_slots);
+  u.alloc_weight = p.compute_slices / compute_slots;
+  u.memory = p.memory_bytes;
+  u.memory_limit = p.memory_bytes;
+  u.dra = true;
+  return u;
+}
+
 Cluster::Cluster(World& world) : world_(&world) {
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
@@ -125,6 +168,7 @@ Cluster::Cluster(World& world) : world_(&world) {
         account_mig(n, g, +1);
       }
     }
+    if (const dra::NodeDevices* d = world.dra.node(n.id)) n.dra_used.assign(d->devices.size(), 0);
     recompute_allocatable(n);
     n.free_whole_gpus = 0;
     for (const auto& g : n.gpus) {
@@ -132,6 +176,7 @@ Cluster::Cluster(World& world) : world_(&world) {
     }
     refresh_quick(n);
   }
+  shared_claims_.resize(world.dra.claims.size());
   sync_pod_table();
 }
 
@@ -164,7 +209,7 @@ void Cluster::recompute_allocatable(NodeInfo& n) {
     if (is_device_resource(world_->resources.name(r))) n.allocatable[r] = 0;
   }
   for (const DeviceUnit& u : n.units) {
-    if (u.alive()) n.allocatable[u.resource] += u.replicas;
+    if (u.alive() && !u.dra) n.allocatable[u.resource] += u.replicas;
   }
   ++n.generation;
 }
@@ -247,43 +292,203 @@ void Cluster::set_gpu_busy(NodeId node, std::uint16_t gpu, double busy) {
   g.busy = busy;
 }
 
+void Cluster::hold_unit(NodeInfo& n, std::uint16_t ui, int sign) {
+  DeviceUnit& u = n.units[ui];
+  GpuDeviceState& g = n.gpus[u.gpu];
+  account_mig(n, u.gpu, -1);
+  if (sign > 0) {
+    CAPSIM_CHECK(u.used < u.replicas, fmt::format("node {} GPU {}: unit over its {} replica(s)",
+                                                  n.spec->name, u.gpu, u.replicas));
+    ++u.used;
+    ++g.holders;
+    if (u.mode == ShareMode::kExclusive && u.instance < 0) {
+      CAPSIM_CHECK(g.milli_used == 0,
+                   fmt::format("node {} GPU {} is given whole while in use", n.spec->name, u.gpu));
+      g.milli_used = 1000;
+      --n.free_whole_gpus;
+    } else if (g.holders == 1 && !g.layout.mig_enabled) {
+      --n.free_whole_gpus;  // a shared GPU with a holder is no longer free as a whole
+    }
+  } else {
+    --u.used;
+    --g.holders;
+    if (u.mode == ShareMode::kExclusive && u.instance < 0) {
+      g.milli_used = 0;
+      ++n.free_whole_gpus;
+    } else if (g.holders == 0 && !g.layout.mig_enabled) {
+      ++n.free_whole_gpus;
+    }
+  }
+  account_mig(n, u.gpu, +1);
+  refresh_gpu(n, u.gpu);
+}
+
+std::uint16_t Cluster::add_unit(NodeInfo& n, const DeviceUnit& u) {
+  // Reuse a retired slot (nobody holds a retired unit), so a long run of partitions created and
+  // destroyed does not grow the table.
+  for (std::size_t i = 0; i < n.units.size(); ++i) {
+    if (!n.units[i].alive() && n.units[i].used == 0) {
+      n.units[i] = u;
+      return static_cast<std::uint16_t>(i);
+    }
+  }
+  CAPSIM_CHECK(n.units.size() < 0xffff,
+               fmt::format("node {} has too many device units", n.spec->name));
+  n.units.push_back(u);
+  return static_cast<std::uint16_t>(n.units.size() - 1);
+}
+
+std::uint16_t Cluster::materialize(NodeInfo& n, std::uint16_t device) {
+  const dra::Device& dev = world_->dra.nodes[n.id].devices[device];
+  GpuDeviceState& g = n.gpus.at(dev.gpu);
+  auto find_unit = [&](std::int16_t instance) -> std::int32_t {
+    for (std::size_t i = 0; i < n.units.size(); ++i) {
+      const DeviceUnit& u = n.units[i];
+      if (u.alive() && u.dra && u.gpu == dev.gpu && u.instance == instance) {
+        return static_cast<std::int32_t>(i);
+      }
+    }
+    return -1;
+  };
+  if (dev.profile < 0) {
+    const std::int32_t ui = find_unit(-1);
+    CAPSIM_CHECK(ui >= 0, fmt::format("node {}: device {} is a whole GPU but GPU {} is partitioned",
+                                      n.spec->name, dev.name, dev.gpu));
+    return static_cast<std::uint16_t>(ui);
+  }
+  for (std::size_t i = 0; i < g.layout.instances.size(); ++i) {
+    const MigInstance& inst = g.layout.instances[i];
+    if (g.layout.mig_enabled && inst.profile == static_cast<std::uint16_t>(dev.profile) &&
+        inst.start == dev.start) {
+      const std::int32_t ui = find_unit(static_cast<std::int16_t>(i));
+      CAPSIM_CHECK(ui >= 0,
+                   fmt::format("node {}: MIG device {} has no unit", n.spec->name, dev.name));
+      return static_cast<std::uint16_t>(ui);
+    }
+  }
+  CAPSIM_CHECK(!dev.static_mig, fmt::format("node {}: MIG device {} is not in GPU {}'s layout",
+                                            n.spec->name, dev.name, dev.gpu));
+  // A partition of a partitionable GPU: the driver creates the MIG instance now.
+  const GpuModelInfo* m = gpu_model(n);
+  CAPSIM_CHECK(m != nullptr, "a MIG partition on a node without a GPU model");
+  const MigProfileInfo& p = m->mig_profiles.at(static_cast<std::size_t>(dev.profile));
+  const bool was_free = !g.layout.mig_enabled && g.holders == 0;
+  account_mig(n, dev.gpu, -1);
+  if (!g.layout.mig_enabled) {
+    CAPSIM_CHECK(g.holders == 0, fmt::format("node {} GPU {}: a partition is created on a GPU "
+                                             "held whole",
+                                             n.spec->name, dev.gpu));
+    for (DeviceUnit& u : n.units) {
+      if (u.alive() && u.gpu == dev.gpu) u.replicas = 0;  // the whole GPU is no longer offered
+    }
+    g.layout.mig_enabled = true;
+    g.layout.instances.clear();
+  }
+  MigInstance inst;
+  inst.profile = static_cast<std::uint16_t>(dev.profile);
+  inst.start = dev.start;
+  inst.size = static_cast<std::uint8_t>(p.memory_slices);
+  for (const MigInstance& o : g.layout.instances) {
+    CAPSIM_CHECK(inst.start + inst.size <= o.start || o.start + o.size <= inst.start,
+                 fmt::format("node {} GPU {}: partition {} overlaps an existing MIG instance",
+                             n.spec->name, dev.gpu, dev.name));
+  }
+  g.layout.instances.push_back(inst);
+  const std::uint16_t ui =
+      add_unit(n, make_dra_mig_unit(*m, dev.gpu, g.layout, g.layout.instances.size() - 1));
+  account_mig(n, dev.gpu, +1);
+  n.free_whole_gpus += (was_free ? -1 : 0);
+  refresh_gpu(n, dev.gpu);
+  ++n.generation;
+  return ui;
+}
+
+void Cluster::destroy_partition(NodeInfo& n, std::uint16_t ui) {
+  DeviceUnit& u = n.units[ui];
+  CAPSIM_CHECK(u.used == 0 && u.instance >= 0 && u.dra,
+               "only an unused DRA partition can be destroyed");
+  const std::uint16_t gpu = u.gpu;
+  GpuDeviceState& g = n.gpus[gpu];
+  account_mig(n, gpu, -1);
+  const auto k = static_cast<std::size_t>(u.instance);
+  g.layout.instances.erase(g.layout.instances.begin() + static_cast<std::ptrdiff_t>(k));
+  u.replicas = 0;
+  u.instance = -1;
+  for (DeviceUnit& o : n.units) {  // units of later instances move down one place
+    if (o.alive() && o.gpu == gpu && o.instance > static_cast<std::int16_t>(k)) --o.instance;
+  }
+  if (g.layout.instances.empty()) {
+    g.layout.mig_enabled = false;
+    const GpuModelInfo* m = gpu_model(n);
+    for (const DeviceUnit& w : make_units(n.spec->devices, *m, gpu, g.layout, world_->resources)) {
+      (void)add_unit(n, w);
+    }
+    if (g.holders == 0) ++n.free_whole_gpus;
+  }
+  account_mig(n, gpu, +1);
+  refresh_gpu(n, gpu);
+  ++n.generation;
+}
+
+void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
+  const dra::NodeDevices* nd = world_->dra.node(n.id);
+  CAPSIM_CHECK(
+      nd != nullptr || a.devices.empty(),
+      fmt::format("node {} publishes no DRA devices but a claim holds some", n.spec->name));
+  if (sign > 0) a.units.clear();
+  std::size_t k = 0;
+  for (std::uint16_t d : a.devices) {
+    CAPSIM_CHECK(d < n.dra_used.size(),
+                 fmt::format("node {} has no DRA device {}", n.spec->name, d));
+    const dra::Device& dev = nd->devices[d];
+    if (sign > 0) {
+      CAPSIM_CHECK(n.dra_used[d] == 0 || dev.allow_multiple_allocations,
+                   fmt::format("node {}: device {} is allocated twice", n.spec->name, dev.name));
+      ++n.dra_used[d];
+      if (dev.gpu != kNoGpu) {
+        const std::uint16_t ui = materialize(n, d);
+        hold_unit(n, ui, +1);
+        a.units.push_back(ui);
+      }
+    } else {
+      --n.dra_used[d];
+      if (dev.gpu != kNoGpu) {
+        const std::uint16_t ui = a.units.at(k++);
+        hold_unit(n, ui, -1);
+        if (dev.profile >= 0 && !dev.static_mig) destroy_partition(n, ui);
+      }
+    }
+  }
+  if (sign < 0) a.units.clear();
+  ++n.generation;
+}
+
 void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
-                   std::int32_t share_gpu) {
+                   std::int32_t share_gpu, std::span<const ClaimAllocation> claims) {
   PodState& ps = pods_[pod];
   const PodSpec& s = world_->pods[pod];
   CAPSIM_CHECK(ps.node == kNoNode, fmt::format("pod {} is bound twice", s.name));
+  CAPSIM_CHECK(claims.size() == s.claims.size() || (claims.empty() && s.claims.empty()),
+               fmt::format("pod {} has {} resource claims but {} allocations", s.name,
+                           s.claims.size(), claims.size()));
   NodeInfo& n = nodes_[node];
   n.add_requests(s);
   n.pods.push_back(pod);
   ps.node = node;
   ps.units.assign(units.begin(), units.end());
   ps.gpus.clear();
+  ps.claims.clear();
+  ps.claim_units = 0;
   auto note_gpu = [&](std::uint16_t g) {
     if (std::find(ps.gpus.begin(), ps.gpus.end(), g) == ps.gpus.end()) ps.gpus.push_back(g);
   };
   double mem_used = 0;
   for (std::uint16_t ui : units) {
-    CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive(),
+    CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive() && !n.units[ui].dra,
                  fmt::format("pod {} was given a device unit that does not exist", s.name));
-    DeviceUnit& u = n.units[ui];
-    CAPSIM_CHECK(u.used < u.replicas, fmt::format("node {} GPU {}: unit over its {} replica(s)",
-                                                  n.spec->name, u.gpu, u.replicas));
-    account_mig(n, u.gpu, -1);
-    ++u.used;
-    GpuDeviceState& g = n.gpus[u.gpu];
-    ++g.holders;
-    if (u.mode == ShareMode::kExclusive && u.instance < 0) {
-      CAPSIM_CHECK(g.milli_used == 0, fmt::format("node {} GPU {} is given whole while in use",
-                                                  n.spec->name, u.gpu));
-      g.milli_used = 1000;
-      --n.free_whole_gpus;
-    } else if (g.holders == 1 && !g.layout.mig_enabled) {
-      --n.free_whole_gpus;  // a shared GPU with a holder is no longer free as a whole
-    }
-    account_mig(n, u.gpu, +1);
-    refresh_gpu(n, u.gpu);
-    note_gpu(u.gpu);
-    mem_used += static_cast<double>(pod_memory(pod, &u));
+    hold_unit(n, ui, +1);
+    note_gpu(n.units[ui].gpu);
+    mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
   }
   if (share_gpu >= 0) {
     CAPSIM_CHECK(units.empty() && is_share_pod(s), "only GPU-share pods hold part of a GPU");
@@ -297,6 +502,49 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
     refresh_gpu(n, g);
     note_gpu(g);
     mem_used += static_cast<double>(pod_memory(pod, nullptr));
+  }
+  // DRA: a shared claim is allocated by its first consumer and joined by the others; a claim made
+  // from a template is the pod's own.
+  std::vector<std::string> details;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const PodClaimRef& ref = s.claims[i];
+    ClaimAllocation a = claims[i];
+    if (ref.shared()) {
+      SharedClaimState& c = shared_claims_.at(ref.claim);
+      if (a.reuse) {
+        CAPSIM_CHECK(c.node == node, fmt::format("pod {} joins claim {} on node {}, but it is "
+                                                 "allocated elsewhere",
+                                                 s.name, ref.claim_name, n.spec->name));
+        a = c.allocation;
+      } else {
+        CAPSIM_CHECK(c.node == kNoNode && c.reserved_for.empty(),
+                     fmt::format("pod {} allocates claim {}, which is already allocated", s.name,
+                                 ref.claim_name));
+        hold_claim(n, a, +1);
+        c.node = node;
+        c.allocation = a;
+      }
+      CAPSIM_CHECK(c.reserved_for.size() < kMaxClaimConsumers,
+                   fmt::format("claim {} would have more than {} consumers", ref.claim_name,
+                               kMaxClaimConsumers));
+      c.reserved_for.push_back(pod);
+    } else {
+      CAPSIM_CHECK(!a.reuse, "a claim made from a template is never shared");
+      hold_claim(n, a, +1);
+    }
+    for (std::uint16_t ui : a.units) {
+      ps.units.push_back(ui);
+      ++ps.claim_units;
+      note_gpu(n.units[ui].gpu);
+      mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
+    }
+    details.push_back(fmt::format("{}: {}", ref.name, a.detail.empty() ? "-" : a.detail));
+    ps.claims.push_back(std::move(a));
+  }
+  if (!details.empty()) {
+    ps.claim_devices = fmt::format("{}", fmt::join(details, "; "));
+    ps.last_claims = ps.claims;
+    ps.last_claims_node = node;
   }
   for (ResourceId r = 0; r < world_->resources.size(); ++r) {
     CAPSIM_CHECK(n.requested[r] <= n.allocatable[r],
@@ -315,23 +563,13 @@ void Cluster::unbind(PodId pod) {
   CAPSIM_CHECK(ps.node != kNoNode, fmt::format("pod {} is released but holds no node", s.name));
   NodeInfo& n = nodes_[ps.node];
   double mem_used = 0;
-  for (std::uint16_t ui : ps.units) {
-    DeviceUnit& u = n.units[ui];
-    mem_used += static_cast<double>(pod_memory(pod, &u));
-    account_mig(n, u.gpu, -1);
-    --u.used;
-    GpuDeviceState& g = n.gpus[u.gpu];
-    --g.holders;
-    if (u.mode == ShareMode::kExclusive && u.instance < 0) {
-      g.milli_used = 0;
-      ++n.free_whole_gpus;
-    } else if (g.holders == 0 && !g.layout.mig_enabled) {
-      ++n.free_whole_gpus;
-    }
-    account_mig(n, u.gpu, +1);
-    refresh_gpu(n, u.gpu);
+  const std::size_t plugin_units = ps.units.size() - ps.claim_units;
+  for (std::size_t k = 0; k < ps.units.size(); ++k) {
+    const std::uint16_t ui = ps.units[k];
+    mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
+    if (k < plugin_units) hold_unit(n, ui, -1);
   }
-  if (ps.units.empty() && !ps.gpus.empty()) {  // a GPU-share pod
+  if (plugin_units == 0 && is_share_pod(s) && !ps.gpus.empty()) {  // a GPU-share pod
     mem_used += static_cast<double>(pod_memory(pod, nullptr));
     const std::uint16_t g = ps.gpus.front();
     GpuDeviceState& d = n.gpus[g];
@@ -339,6 +577,22 @@ void Cluster::unbind(PodId pod) {
     --d.holders;
     if (d.milli_used == 0) ++n.free_whole_gpus;
     refresh_gpu(n, g);
+  }
+  // DRA: leave every claim; the last consumer of a shared claim deallocates it.
+  for (std::size_t i = 0; i < ps.claims.size(); ++i) {
+    const PodClaimRef& ref = s.claims[i];
+    if (ref.shared()) {
+      SharedClaimState& c = shared_claims_.at(ref.claim);
+      auto it = std::find(c.reserved_for.begin(), c.reserved_for.end(), pod);
+      CAPSIM_CHECK(it != c.reserved_for.end(), "a pod leaves a claim it does not use");
+      c.reserved_for.erase(it);
+      if (c.reserved_for.empty()) {
+        hold_claim(n, c.allocation, -1);
+        c = SharedClaimState{};
+      }
+    } else {
+      hold_claim(n, ps.claims[i], -1);
+    }
   }
   n.remove_requests(s);
   auto it = std::find(n.pods.begin(), n.pods.end(), pod);
@@ -348,6 +602,8 @@ void Cluster::unbind(PodId pod) {
   ps.node = kNoNode;
   ps.gpus.clear();
   ps.units.clear();
+  ps.claims.clear();
+  ps.claim_units = 0;
   totals_.gpu_memory_used_mib -= mem_used / kMiB;
   --totals_.pods_running;
   ++generation_;
@@ -394,6 +650,31 @@ void Cluster::check_invariants() const {
     std::vector<std::int32_t> milli(n.gpus.size(), 0);
     std::vector<std::int32_t> holders(n.gpus.size(), 0);
     std::vector<std::int32_t> unit_used(n.units.size(), 0);
+    std::vector<std::int32_t> dra_used(n.dra_used.size(), 0);
+    // A claim's devices count once, however many pods use it.
+    auto count_claim = [&](const ClaimAllocation& a) {
+      for (std::uint16_t d : a.devices) {
+        CAPSIM_CHECK(d < dra_used.size(), fmt::format("node {}: a claim holds device {}, which the "
+                                                      "node does not publish",
+                                                      n.spec->name, d));
+        dra_used[d]++;
+      }
+      for (std::uint16_t ui : a.units) {
+        CAPSIM_CHECK(
+            ui < n.units.size() && n.units[ui].alive() && n.units[ui].dra,
+            fmt::format("node {}: a claim holds a unit that is not a live DRA unit", n.spec->name));
+        unit_used[ui]++;
+        holders[n.units[ui].gpu]++;
+        if (n.units[ui].instance < 0) milli[n.units[ui].gpu] += 1000;
+      }
+    };
+    for (const SharedClaimState& c : shared_claims_) {
+      if (c.node != n.id) continue;
+      CAPSIM_CHECK(!c.reserved_for.empty(), fmt::format("node {}: a shared claim is allocated "
+                                                        "with no consumer",
+                                                        n.spec->name));
+      count_claim(c.allocation);
+    }
     for (PodId p : n.pods) {
       const PodSpec& s = world_->pods[p];
       const PodState& ps = pods_[p];
@@ -406,21 +687,46 @@ void Cluster::check_invariants() const {
       req[kPods] += 1;
       std::int32_t want_units = 0;
       for (const auto& [r, c] : s.device_requests) want_units += c;
-      CAPSIM_CHECK(static_cast<std::int32_t>(ps.units.size()) == want_units,
+      const std::size_t plugin_units = ps.units.size() - ps.claim_units;
+      CAPSIM_CHECK(static_cast<std::int32_t>(plugin_units) == want_units,
                    fmt::format("pod {} holds {} device units but asked for {}", s.name,
-                               ps.units.size(), want_units));
-      for (std::uint16_t ui : ps.units) {
+                               plugin_units, want_units));
+      std::size_t claim_units = 0;
+      for (const ClaimAllocation& a : ps.claims)
+        claim_units += a.units.size();
+      CAPSIM_CHECK(claim_units == ps.claim_units && ps.claims.size() == s.claims.size(),
+                   fmt::format("pod {} holds {} units for its {} claim(s), recorded {}", s.name,
+                               claim_units, ps.claims.size(), ps.claim_units));
+      for (std::size_t k = 0; k < ps.units.size(); ++k) {
+        const std::uint16_t ui = ps.units[k];
         CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive(),
                      fmt::format("pod {} holds a retired device unit", s.name));
+        CAPSIM_CHECK(
+            n.units[ui].dra == (k >= plugin_units),
+            fmt::format("pod {} holds a DRA unit without a claim, or the reverse", s.name));
+        if (k >= plugin_units) continue;  // held by the claim, counted below
         unit_used[ui]++;
         holders[n.units[ui].gpu]++;
         if (n.units[ui].mode == ShareMode::kExclusive && n.units[ui].instance < 0) {
           milli[n.units[ui].gpu] += 1000;
         }
       }
+      for (std::size_t i = 0; i < ps.claims.size(); ++i) {
+        if (s.claims[i].shared()) {
+          const SharedClaimState& c = shared_claims_.at(s.claims[i].claim);
+          CAPSIM_CHECK(
+              c.node == n.id && std::find(c.reserved_for.begin(), c.reserved_for.end(), p) !=
+                                    c.reserved_for.end(),
+              fmt::format("pod {} uses claim {} but is not among its consumers on its node", s.name,
+                          s.claims[i].claim_name));
+          continue;
+        }
+        count_claim(ps.claims[i]);
+      }
       for (const auto& [r, c] : s.device_requests) {
         std::int32_t got = 0;
-        for (std::uint16_t ui : ps.units) got += n.units[ui].resource == r ? 1 : 0;
+        for (std::size_t k = 0; k < plugin_units; ++k)
+          got += n.units[ps.units[k]].resource == r ? 1 : 0;
         CAPSIM_CHECK(got == c, fmt::format("pod {} holds {} units of {} but asked for {}", s.name,
                                            got, world_->resources.name(r), c));
       }
@@ -447,7 +753,34 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(u.used <= u.replicas,
                    fmt::format("node {} GPU {}: {} holders exceed {} replicas", n.spec->name,
                                u.gpu, u.used, u.replicas));
-      if (u.alive()) device_alloc[u.resource] += u.replicas;
+      if (u.alive() && !u.dra) device_alloc[u.resource] += u.replicas;
+    }
+    // DRA: the claims' devices are the ones marked used, and no shared counter is overdrawn.
+    for (std::size_t d = 0; d < dra_used.size(); ++d) {
+      CAPSIM_CHECK(dra_used[d] == n.dra_used[d],
+                   fmt::format("node {}: DRA device {} is held by {} claim(s) but recorded {}",
+                               n.spec->name, d, dra_used[d], n.dra_used[d]));
+    }
+    if (const dra::NodeDevices* nd = world_->dra.node(n.id); nd != nullptr && !n.dra_used.empty()) {
+      std::map<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>, std::int64_t> drawn;
+      for (std::size_t d = 0; d < nd->devices.size(); ++d) {
+        const dra::Device& dev = nd->devices[d];
+        CAPSIM_CHECK(n.dra_used[d] <= 1 || dev.allow_multiple_allocations,
+                     fmt::format("node {}: device {} is allocated {} times", n.spec->name, dev.name,
+                                 n.dra_used[d]));
+        if (n.dra_used[d] == 0) continue;
+        const dra::Pool& pool = nd->pools[dev.pool];
+        for (const dra::CounterConsumption& cc : dev.consumes) {
+          const dra::CounterSet& set = pool.counter_sets.at(cc.counter_set);
+          for (const auto& [ci, amount] : cc.counters) {
+            std::int64_t& used = drawn[{dev.pool, cc.counter_set, ci}];
+            used += amount * n.dra_used[d];
+            CAPSIM_CHECK(used <= set.counters.at(ci).second,
+                         fmt::format("node {}: counter {}/{} is overdrawn", n.spec->name, set.name,
+                                     set.counters.at(ci).first));
+          }
+        }
+      }
     }
     for (ResourceId r = 0; r < world_->resources.size(); ++r) {
       if (!is_device_resource(world_->resources.name(r))) continue;
@@ -508,8 +841,9 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
   } else {
     n.remove_requests(spec);
   }
-  for (std::uint16_t ui : state.units) {
-    DeviceUnit& u = n.units[ui];
+  const std::size_t plugin_units = state.units.size() - state.claim_units;
+  for (std::size_t k = 0; k < plugin_units; ++k) {
+    DeviceUnit& u = n.units[state.units[k]];
     GpuDeviceState& g = n.gpus[u.gpu];
     const bool was_free = !g.layout.mig_enabled && g.holders == 0;
     u.used = static_cast<std::uint16_t>(u.used + sign);
@@ -518,13 +852,20 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
     const bool now_free = !g.layout.mig_enabled && g.holders == 0;
     n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
   }
-  if (state.units.empty() && !state.gpus.empty() && is_share_pod(spec)) {
+  if (plugin_units == 0 && !state.gpus.empty() && is_share_pod(spec)) {
     GpuDeviceState& g = n.gpus[state.gpus.front()];
     const bool was_free = g.holders == 0;
     g.milli_used += sign * spec.gpu_milli;
     g.holders = static_cast<std::uint16_t>(g.holders + sign);
     const bool now_free = g.holders == 0;
     n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
+  }
+  // The DRA view of the pod's own claims (what the DynamicResources filter reads).
+  for (std::size_t i = 0; i < state.claims.size() && i < spec.claims.size(); ++i) {
+    if (spec.claims[i].shared()) continue;
+    for (std::uint16_t d : state.claims[i].devices) {
+      n.dra_used.at(d) = static_cast<std::uint16_t>(n.dra_used.at(d) + sign);
+    }
   }
 }
 

@@ -41,6 +41,8 @@ struct NodeInfo {
   std::vector<GpuDeviceState> gpus;
   std::vector<DeviceUnit> units;
   std::int32_t free_whole_gpus = 0;  // non-MIG GPUs with nothing on them
+  // DRA: claims holding each device the node publishes (DraWorld::nodes[id].devices).
+  std::vector<std::uint16_t> dra_used;
   std::uint64_t generation = 0;      // bumped on every change
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
@@ -64,6 +66,15 @@ struct QuickNode {
   GpuModelId gpu_model = kNoGpuModel;
   bool unschedulable = false;  // cordoned
   bool hard_taints = false;    // has a NoSchedule or NoExecute taint
+};
+
+// Run-time state of a shared ResourceClaim (not one made from a template): the node and devices
+// it is allocated to while any pod uses it, and those pods (status.reservedFor). It is
+// deallocated when its last consumer leaves, as the resource claim controller does.
+struct SharedClaimState {
+  NodeId node = kNoNode;
+  ClaimAllocation allocation;
+  std::vector<PodId> reserved_for;
 };
 
 // Cluster-wide totals kept up to date by Cluster (read by samples and metrics).
@@ -112,11 +123,21 @@ class Cluster {
 
   // Places `pod` on `node`. `units` are the device units it takes (a unit may repeat for a pod
   // holding two replicas of one device); a GPU-share pod passes no units and its GPU in
-  // `share_gpu`. Precondition: the pod holds nothing and the node has room (violations throw).
+  // `share_gpu`. `claims` (one per PodSpec::claims entry, for pods with resource claims) are
+  // the DRA devices chosen for its claims, or `reuse` for a shared claim already allocated on
+  // this node: the claims take the devices (a MIG partition of a partitionable GPU is created
+  // now), and the pod computes on their GPUs. Precondition: the pod holds nothing and the node
+  // has room (violations throw).
   void bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
-            std::int32_t share_gpu = -1);
-  // Releases everything `pod` holds on its node.
+            std::int32_t share_gpu = -1, std::span<const ClaimAllocation> claims = {});
+  // Releases everything `pod` holds on its node; a claim it was the last consumer of is
+  // deallocated (a MIG partition created for it is destroyed).
   void unbind(PodId pod);
+
+  // DRA: the state of shared claim `claim` (an index into DraWorld::claims).
+  const SharedClaimState& shared_claim(std::uint32_t claim) const {
+    return shared_claims_.at(claim);
+  }
 
   // The GPU memory (bytes) a pod uses on one unit it holds (or on its share): its stated use,
   // else what it was given (the unit's per-holder limit, or its share of the GPU).
@@ -141,11 +162,22 @@ class Cluster {
   void refresh_gpu(NodeInfo& n, std::uint16_t gpu);
   void refresh_quick(const NodeInfo& n);
   void account_mig(const NodeInfo& n, std::uint16_t gpu, int sign);
+  // Marks a unit taken (+1) or given back (-1) by one holder, with the GPU's occupancy.
+  void hold_unit(NodeInfo& n, std::uint16_t unit, int sign);
+  // Takes (+1, filling a.units) or gives back (-1) a claim's devices on a node.
+  void hold_claim(NodeInfo& n, ClaimAllocation& a, int sign);
+  // The unit that stands for DRA device `device` of the node, creating its MIG instance first
+  // when it is a partition of a partitionable GPU.
+  std::uint16_t materialize(NodeInfo& n, std::uint16_t device);
+  // Destroys the MIG instance of a partitionable GPU's unit (its claim was freed).
+  void destroy_partition(NodeInfo& n, std::uint16_t unit);
+  std::uint16_t add_unit(NodeInfo& n, const DeviceUnit& u);
 
   World* world_;
   std::vector<NodeInfo> nodes_;
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
+  std::vector<SharedClaimState> shared_claims_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;
 };
@@ -156,11 +188,17 @@ class Cluster {
 std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInfo& model,
                                    std::uint16_t gpu, const GpuLayout& layout,
                                    ResourceNames& names);
+// The unit of MIG instance `instance` (an index into `layout`) on a node whose GPUs DRA
+// publishes (exclusive, held by a claim).
+DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const GpuLayout& layout,
+                             std::size_t instance);
 // "nvidia.com/mig-1g.10gb.me" for "1g.10gb+me" ('+' becomes '.', as the device plugin does).
 std::string mig_resource_name(const std::string& profile);
 
 // Adds (sign +1) or removes (-1) a pod's requests and device holdings on a scratch copy of a node
-// (preemption's what-if): units' use, GPU occupancy and the free whole-GPU count; no totals.
+// (preemption's what-if): units' use, GPU occupancy and the free whole-GPU count; no totals. The
+// DRA devices of the pod's own claims (made from templates) count in NodeInfo::dra_used; a shared
+// claim stays allocated (its other consumers may keep it).
 void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int sign);
 
 // A GPU-share pod's part of one GPU, in milli (1000 = the whole GPU).

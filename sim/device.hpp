@@ -40,7 +40,23 @@ struct SharedResource {
   std::int32_t replicas = 1;
 };
 
+// A node whose GPUs NVIDIA's DRA driver publishes in ResourceSlices (gpu.nvidia.com) instead of
+// the device plugin advertising them as extended resources. The driver models the attributes
+// that are not in the catalog from these settings.
+struct DraNodeConfig {
+  bool enabled = false;
+  // KEP-4815 partitionable devices ("dynamic MIG"): every MIG placement is a device that
+  // consumes memory-slice counters of its GPU; the instance is created when a claim is allocated
+  // and destroyed when it is freed. Off: MIG-enabled GPUs publish the instances of their layout.
+  bool partitionable = false;
+  std::string driver_version = "580.126.20";
+  std::string cuda_driver_version = "13.0.0";
+  std::int32_t gpus_per_pcie_root = 2;  // GPUs behind one PCIe root complex
+  std::int32_t numa_nodes = 2;          // GPUs split evenly across NUMA nodes
+};
+
 struct DeviceConfig {
+  DraNodeConfig dra;  // enabled: the device plugin advertises nothing on this node
   MigStrategy mig_strategy = MigStrategy::kNone;
   std::string mig_config;          // the mig-parted config name applied (for reports)
   std::vector<GpuLayout> layouts;  // one per physical GPU; empty: every GPU whole
@@ -74,6 +90,9 @@ struct DeviceUnit {
   double thread_cap = 1.0;     // MPS: floor(100 / replicas) / 100
   std::int64_t memory = 0;     // bytes of the device (GPU or MIG instance)
   std::int64_t memory_limit = 0;  // per holder: MPS floor(memory / replicas), else memory
+  // Published through DRA (the node's DraNodeConfig is enabled): held by resource claims, not
+  // advertised as an extended resource; `used` counts the claims holding it (0 or 1).
+  bool dra = false;
   bool alive() const { return replicas > 0; }
 };
 

@@ -60,6 +60,45 @@ std::string_view final_status_name(PodPhase p) {
   return "?";
 }
 
+namespace {
+
+// DRA: one row per device of each of the pod's claims (the last allocation), or one row without
+// a device for a claim it never got.
+std::vector<ClaimDeviceRecord> claim_records(const World& w, const PodSpec& spec,
+                                             const PodState& s) {
+  std::vector<ClaimDeviceRecord> out;
+  const dra::NodeDevices* nd =
+      s.last_claims_node == kNoNode ? nullptr : w.dra.node(s.last_claims_node);
+  for (std::size_t i = 0; i < spec.claims.size(); ++i) {
+    const PodClaimRef& ref = spec.claims[i];
+    ClaimDeviceRecord base;
+    base.claim = ref.name;
+    base.resource_claim = ref.shared()
+                              ? fmt::format("{}/{}", spec.namespace_, ref.claim_name)
+                              : fmt::format("{}/{}-{}", spec.namespace_, spec.name, ref.name);
+    base.template_name = ref.template_name;
+    const ClaimAllocation* a = i < s.last_claims.size() ? &s.last_claims[i] : nullptr;
+    if (a == nullptr || nd == nullptr || a->devices.empty()) {
+      out.push_back(base);
+      continue;
+    }
+    for (std::size_t k = 0; k < a->devices.size(); ++k) {
+      const dra::Device& dev = nd->devices.at(a->devices[k]);
+      ClaimDeviceRecord r = base;
+      r.node = w.nodes.at(s.last_claims_node).name;
+      r.request = k < a->requests.size() ? a->requests[k] : "";
+      r.device = dev.name;
+      r.driver = nd->pools.at(dev.pool).driver;
+      r.pool = nd->pools.at(dev.pool).name;
+      r.gpu = dev.gpu == kNoGpu ? -1 : dev.gpu;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
   std::vector<PodRecord> out;
   const World& w = cluster.world();
@@ -83,6 +122,11 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
         d += fmt::format("{}{}", i ? "," : "", s.gpus[i]);
       r.devices = d;
     }
+    if (!s.claim_devices.empty()) {
+      // DRA: the devices of its claims (the last allocation, kept after the pod ends).
+      r.devices += fmt::format("{}claims {}", r.devices.empty() ? "" : " ", s.claim_devices);
+    }
+    r.claims = claim_records(w, spec, s);
     r.gpu_request = spec.gpu_count > 0 ? spec.gpu_count : spec.gpu_milli / 1000.0;
     r.attempts = s.attempts;
     // Pods still pending count the wait so far (a lower bound), so a starved queue shows.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/resources.hpp"
@@ -52,6 +53,7 @@ struct PodSpec {
   std::int32_t gpu_count = 0;          // whole GPUs
   std::int32_t gpu_milli = 0;          // per-GPU share in 1/1000 (1000 = whole)
   std::vector<GpuModelId> gpu_models;  // allowed models; empty = any
+  std::vector<PodClaimRef> claims;     // spec.resourceClaims (DRA)
 
   LabelSet labels;
   LabelSet node_selector;
@@ -111,6 +113,14 @@ struct PodState {
   NodeId node = kNoNode;
   std::vector<std::uint16_t> gpus;   // physical GPUs it uses on `node` (for reports)
   std::vector<std::uint16_t> units;  // device units it holds on `node` (may repeat)
+  // DRA: while bound, the allocation of each claim (PodSpec::claims order; a shared claim's is a
+  // copy of the Cluster's). Their GPU units are the last `claim_units` entries of `units`, held
+  // by the claims rather than counted per pod.
+  std::vector<ClaimAllocation> claims;
+  std::uint16_t claim_units = 0;
+  std::string claim_devices;                 // the last allocation, for reports: "gpu: gpu-3 (gpu)"
+  std::vector<ClaimAllocation> last_claims;  // the last allocation (devices), for reports
+  NodeId last_claims_node = kNoNode;         // and the node it was on
   SimTime restart_at = -1;           // in crash back-off until then (still holding devices)
   std::int32_t oom_kills = 0;        // times it was OOM-killed
   bool memory_peaked = false;        // reached its peak GPU memory in the current run

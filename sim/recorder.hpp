@@ -87,6 +87,20 @@ struct PoolSampleRecord {
   double shared_units_allocated = 0;
 };
 
+// One device a pod's DRA resource claim holds (the `pod_claim` table), or a claim of the pod
+// that was never allocated (request and device empty).
+struct ClaimDeviceRecord {
+  std::string claim;           // the pod's name for it (spec.resourceClaims[].name)
+  std::string resource_claim;  // namespace/name; a template's claim is named "<pod>-<claim>"
+  std::string template_name;   // the ResourceClaimTemplate it was made from; empty if shared
+  std::string node;            // where it was allocated; empty when not allocated
+  std::string request;         // "gpu", or "gpu/b200" for a firstAvailable subrequest
+  std::string device;          // "gpu-3", "gpu-0-mig-3g40gb-9-4"
+  std::string driver;
+  std::string pool;
+  std::int32_t gpu = -1;  // the node's GPU it stands for; -1 for a device capsim does not model
+};
+
 // Per-pod result row (design.md §4 `pod` table).
 struct PodRecord {
   PodId pod = kNoPod;
@@ -97,6 +111,7 @@ struct PodRecord {
   double gpu_request = 0;  // GPUs (fractional for shares)
   std::int32_t attempts = 0;
   double wait_s = 0;
+  std::vector<ClaimDeviceRecord> claims;  // DRA: its claims' devices (the last allocation)
 };
 
 using Summary = std::vector<std::pair<std::string, double>>;

@@ -83,7 +83,7 @@ double Simulation::own_rate(PodId pod, NodeId node) const {
   const PodState& st = cluster_.pod(pod);
   const NodeSpec& n = world_->nodes[node];
   if (st.phase != PodPhase::kRunning) return 0.0;
-  if ((s.device_requests.empty() && !is_share_pod(s)) || n.gpu_model == kNoGpuModel) return 1.0;
+  if ((st.units.empty() && !is_share_pod(s)) || n.gpu_model == kNoGpuModel) return 1.0;
   const double speed = world_->gpu_models[n.gpu_model].relative_speed;
   if (opt_.device_model == nullptr) return speed;
   // A multi-device pod moves at the pace of its slowest device.
@@ -415,7 +415,7 @@ void Simulation::on_schedule_cycle() {
 
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   integrate();
-  cluster_.bind(pod, placement.node, placement.units, placement.share_gpu);
+  cluster_.bind(pod, placement.node, placement.units, placement.share_gpu, placement.claims);
   ledger_.node_changed(placement.node);
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
@@ -434,8 +434,8 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.rate = -1;
   std::string devices;
   const NodeInfo& n = cluster_.node(placement.node);
-  for (std::size_t i = 0; i < placement.units.size(); ++i) {
-    const DeviceUnit& u = n.units[placement.units[i]];
+  for (std::size_t i = 0; i < s.units.size(); ++i) {
+    const DeviceUnit& u = n.units[s.units[i]];
     if (u.instance >= 0) {
       const MigInstance& inst = n.gpus[u.gpu].layout.instances[static_cast<std::size_t>(u.instance)];
       devices += fmt::format("{}gpu{}/mig-{}@{}", i ? "," : "", u.gpu,
@@ -447,6 +447,17 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     if (u.mode != ShareMode::kExclusive) devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
   }
   if (placement.share_gpu >= 0) devices = fmt::format("gpu{}({}m)", placement.share_gpu, spec.gpu_milli);
+  if (!spec.claims.empty()) {
+    // DRA: which devices each claim holds, e.g. "gpu0 [claims gpu: gpu-0 (gpu)]".
+    devices += fmt::format("{}[claims {}]", devices.empty() ? "" : " ", s.claim_devices);
+    for (std::size_t i = 0; i < spec.claims.size(); ++i) {
+      const PodClaimRef& ref = spec.claims[i];
+      if (!ref.shared() || placement.claims.at(i).reuse) continue;
+      record(
+          "allocate", pod, placement.node,
+          fmt::format("claim {}/{}: {}", spec.namespace_, ref.claim_name, s.claims.at(i).detail));
+    }
+  }
   record("start", pod, placement.node, devices);
   if (!placement.admission_error.empty()) {
     // The kubelet refuses the devices at admission: the pod fails on the node.
@@ -472,6 +483,13 @@ void Simulation::release_pod(PodId pod) {
   integrate();
   const NodeId node = cluster_.pod(pod).node;
   const std::vector<std::uint16_t> gpus = cluster_.pod(pod).gpus;
+  const PodSpec& spec = cluster_.spec(pod);
+  for (const PodClaimRef& ref : spec.claims) {
+    // The last consumer of a shared claim leaving deallocates it.
+    if (ref.shared() && cluster_.shared_claim(ref.claim).reserved_for.size() == 1) {
+      record("deallocate", pod, node, fmt::format("claim {}/{}", spec.namespace_, ref.claim_name));
+    }
+  }
   cluster_.unbind(pod);
   ledger_.node_changed(node);
   cluster_.pod(pod).rate = 0;

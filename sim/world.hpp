@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
 #include "sim/pod.hpp"
@@ -88,6 +89,7 @@ struct World {
   std::vector<JobSpec> jobs;
   std::vector<PriorityClassInfo> priority_classes;
   std::string currency = "USD";
+  DraWorld dra;  // DeviceClasses, ResourceClaims (and templates), published devices per node
   std::vector<GangSpec> gangs;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
 

@@ -24,7 +24,7 @@ fw::Status GpuDevices::pre_filter(fw::CycleState& /*state*/, const PodSpec& pod,
 
 namespace {
 bool whole_unit_free(const NodeInfo& node, const DeviceUnit& u) {
-  return u.alive() && u.used < u.replicas &&
+  return u.alive() && !u.dra && u.used < u.replicas &&
          (u.instance >= 0 || u.mode != ShareMode::kExclusive || node.gpus[u.gpu].milli_used == 0);
 }
 }  // namespace
@@ -127,7 +127,7 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
     // Which kind of unit backs this resource on this node?
     const DeviceUnit* sample = nullptr;
     for (const DeviceUnit& u : node.units) {
-      if (u.alive() && u.resource == r) {
+      if (u.alive() && !u.dra && u.resource == r) {
         sample = &u;
         break;
       }
@@ -151,7 +151,8 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
     std::vector<std::int32_t> used(node.units.size(), 0);
     for (std::size_t i = 0; i < node.units.size(); ++i) {
       const DeviceUnit& u = node.units[i];
-      if (u.resource == r && u.alive() && u.used < u.replicas) cand.push_back(static_cast<std::uint16_t>(i));
+      if (u.resource == r && u.alive() && !u.dra && u.used < u.replicas)
+        cand.push_back(static_cast<std::uint16_t>(i));
     }
     std::vector<std::int32_t> gpu_free(node.gpus.size(), 0);  // free MIG instances per GPU
     for (const DeviceUnit& u : node.units) {

@@ -194,6 +194,8 @@ struct Placement {
   NodeId node = kNoNode;
   std::vector<std::uint16_t> units;  // device units (NodeInfo::units), may repeat
   std::int32_t share_gpu = -1;       // a GPU-share pod's GPU
+  // DRA: one allocation per PodSpec::claims entry (the DynamicResources plugin fills them).
+  std::vector<ClaimAllocation> claims;
   // Set when the kubelet would refuse the devices at admission (the pod then fails).
   std::string admission_error;
 };

@@ -10,6 +10,7 @@
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
@@ -113,8 +114,10 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     std::vector<std::string> warnings;
     ManifestOptions mo;
     mo.warnings = &warnings;
+    register_dra_manifest_kinds();
     load_manifest_docs(docs, b, mo);
     b.finalize();
+    finalize_dra(b, &warnings);
     if (w.queues.active() || !w.queues.local_queues.empty() || !w.queues.flavors.empty()) {
       return fmt::format(
           "Kubernetes manifests: {} node(s), {} pod(s), {} job(s), {} priority class(es); Kueue: "
@@ -139,17 +142,31 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   for (const YamlNode& p : s.profiles) {
     (void)build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
   }
-  std::string kueue;
+  std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
+                                s.name, s.world->nodes.size(), s.world->pods.size(),
+                                s.world->jobs.size(), profile_names(s).size());
   if (s.world->queues.active()) {
-    kueue = fmt::format(
-        "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} "
-        "gang(s)",
+    out += fmt::format(
+        "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} gang(s)",
         s.world->queues.cluster_queues.size(), s.world->queues.local_queues.size(),
         s.world->queues.flavors.size(), s.world->gangs.size());
   }
-  return fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s){}", s.name,
-                     s.world->nodes.size(), s.world->pods.size(), s.world->jobs.size(),
-                     profile_names(s).size(), kueue);
+  const DraWorld& dra = s.world->dra;
+  if (!dra.empty()) {
+    // DRA: what was read and published, so a missing class or slice shows before a run.
+    std::size_t templates = 0, devices = 0, publishing = 0;
+    for (const dra::Claim& c : dra.claims)
+      templates += c.from_template ? 1 : 0;
+    for (const dra::NodeDevices& n : dra.nodes) {
+      devices += n.devices.size();
+      if (!n.devices.empty()) ++publishing;
+    }
+    out += fmt::format(
+        "; DRA: {} device class(es), {} resource claim(s), {} claim template(s), "
+        "{} device(s) published on {} node(s)",
+        dra.classes.size(), dra.claims.size() - templates, templates, devices, publishing);
+  }
+  return out;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "sim/check.hpp"
 #include "sim/resources.hpp"
+#include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 
 namespace capsim {
@@ -83,7 +84,6 @@ const std::vector<std::pair<std::string, std::string>> kWarnedPodSpec = {
     {"nodeName", "spec.nodeName is ignored: capsim schedules the pod itself"},
     {"topologySpreadConstraints", "topology spread constraints are not modelled"},
     {"schedulingGates", "scheduling gates are not modelled: the pod is schedulable at once"},
-    {"resourceClaims", "resource claims (DRA) are not modelled for pods yet"},
     {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"}};
 const std::vector<std::string> kIgnoredContainer = {"image",
                                                     "imagePullPolicy",
@@ -161,7 +161,10 @@ enum class PodOwner : std::uint8_t { kBare, kJob };
 
 // A container's effective requests, after defaulting requests to limits, with Kubernetes'
 // request/limit rules checked.
-ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx) {
+// `claims` collects the name nodes of the container's resources.claims (DRA), checked against
+// the pod's spec.resourceClaims by parse_pod_spec.
+ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx,
+                               std::vector<YamlNode>& claims) {
   WorldBuilder& b = ctx.builder;
   ResourceVec out;
   if (resources.is_null()) return out;
@@ -172,7 +175,14 @@ ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx) 
     requests = parse_resource_amounts(*q, ResourceScope::kContainer);
   }
   if (auto l = r.opt("limits")) limits = parse_resource_amounts(*l, ResourceScope::kContainer);
-  if (auto c = r.opt("claims")) ctx.warn(*c, "container resource claims (DRA) are not modelled");
+  if (auto c = r.opt("claims")) {
+    for (const YamlNode& e : c->seq()) {
+      MapReader cm = e.map();
+      claims.push_back(cm.req("name"));
+      if (auto req = cm.opt("request")) (void)req->str();  // a request of that claim
+      cm.finish();
+    }
+  }
   r.finish();
 
   auto find = [](const std::vector<ResourceAmount>& v, const std::string& name) {
@@ -212,11 +222,12 @@ ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx) 
   return out;
 }
 
-ResourceVec read_container(const YamlNode& c, bool init, bool& sidecar, ManifestContext& ctx) {
+ResourceVec read_container(const YamlNode& c, bool init, bool& sidecar, ManifestContext& ctx,
+                           std::vector<YamlNode>& claims) {
   MapReader r = c.map();
   if (auto n = r.opt("name")) (void)n->str();
   ResourceVec req;
-  if (auto res = r.opt("resources")) req = container_requests(*res, ctx);
+  if (auto res = r.opt("resources")) req = container_requests(*res, ctx, claims);
   sidecar = false;
   if (auto rp = r.opt("restartPolicy")) {
     const std::string s = rp->str();
@@ -249,14 +260,14 @@ void add_into(ResourceVec& acc, const ResourceVec& v) {
 // The pod's requests as the scheduler sees them (resourcehelper.PodRequests):
 //   max(sum(containers) + sum(sidecars), max_i(init_i + sidecars started before i)) + overhead,
 // with pod-level resources (spec.resources) replacing the aggregate for cpu and memory.
-ResourceList pod_requests(MapReader& spec, ManifestContext& ctx) {
+ResourceList pod_requests(MapReader& spec, ManifestContext& ctx, std::vector<YamlNode>& claims) {
   WorldBuilder& b = ctx.builder;
   const YamlNode containers = spec.req("containers");
   ResourceVec total;
   std::size_t count = 0;
   for (const YamlNode& c : containers.seq()) {
     bool sidecar = false;
-    add_into(total, read_container(c, false, sidecar, ctx));
+    add_into(total, read_container(c, false, sidecar, ctx, claims));
     ++count;
   }
   if (count == 0) containers.fail("a pod needs at least one container");
@@ -265,7 +276,7 @@ ResourceList pod_requests(MapReader& spec, ManifestContext& ctx) {
   if (auto inits = spec.opt("initContainers")) {
     for (const YamlNode& c : inits->seq()) {
       bool sidecar = false;
-      ResourceVec req = read_container(c, true, sidecar, ctx);
+      ResourceVec req = read_container(c, true, sidecar, ctx, claims);
       if (sidecar) {
         add_into(total, req);
         add_into(sidecars, req);
@@ -322,10 +333,67 @@ ResourceList pod_requests(MapReader& spec, ManifestContext& ctx) {
   return out;
 }
 
+// spec.resourceClaims: [{name, resourceClaimName | resourceClaimTemplateName}]. The claims and
+// templates are looked up when the World is finalized (tools/loaders/dra_manifests).
+std::vector<PodClaimRef> parse_pod_resource_claims(const YamlNode& list) {
+  std::vector<PodClaimRef> out;
+  for (const YamlNode& e : list.seq()) {
+    MapReader m = e.map();
+    PodClaimRef ref;
+    const YamlNode name = m.req("name");
+    ref.name = name.str();
+    if (!is_dns_label(ref.name)) {
+      name.fail(
+          fmt::format("'{}' is not a valid claim name (a DNS label: lower-case letters, "
+                      "digits and '-', at most 63)",
+                      ref.name));
+    }
+    for (const PodClaimRef& other : out) {
+      if (other.name == ref.name)
+        name.fail(fmt::format("duplicate resource claim name '{}'", ref.name));
+    }
+    if (auto src = m.opt("source")) {
+      src->fail(
+          "the `source` wrapper is from the alpha API (Kubernetes 1.26-1.30); put "
+          "resourceClaimName or resourceClaimTemplateName directly in the entry");
+    }
+    const std::optional<YamlNode> claim = m.opt("resourceClaimName");
+    const std::optional<YamlNode> tmpl = m.opt("resourceClaimTemplateName");
+    if (claim.has_value() == tmpl.has_value()) {
+      e.fail("exactly one of resourceClaimName and resourceClaimTemplateName must be set");
+    }
+    if (claim) {
+      ref.claim_name = claim->str();
+      ref.where = claim->where();
+    } else {
+      ref.template_name = tmpl->str();
+      ref.where = tmpl->where();
+    }
+    m.finish();
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
 void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p, PodOwner owner) {
   WorldBuilder& b = ctx.builder;
   MapReader spec = spec_node.map();
-  p.requests = pod_requests(spec, ctx);
+  std::vector<YamlNode> container_claims;
+  p.requests = pod_requests(spec, ctx, container_claims);
+  if (auto rc = spec.opt("resourceClaims")) p.claims = parse_pod_resource_claims(*rc);
+  for (const YamlNode& name : container_claims) {
+    // Kubernetes: "must be the name of one entry in pod.spec.resourceClaims".
+    const std::string n = name.str();
+    const bool known = std::any_of(p.claims.begin(), p.claims.end(),
+                                   [&](const PodClaimRef& c) { return c.name == n; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const PodClaimRef& c : p.claims)
+        names.push_back(c.name);
+      name.fail(fmt::format("'{}' must be the name of one entry in the pod's spec.resourceClaims{}",
+                            n, did_you_mean(n, names)));
+    }
+  }
 
   bool has_class = false;
   if (auto pc = spec.opt("priorityClassName")) {

@@ -14,6 +14,7 @@
 #include "sim/quantity.hpp"
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
+#include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
@@ -161,6 +162,25 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
                        "MIG and sharing need GPUs (gpu: {model, count})");
     node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
                                      plugin_config, at);
+  }
+  if (auto v = m.opt("dra")) {
+    // NVIDIA's DRA driver publishes the GPUs instead of the device plugin (docs/dra.md).
+    const DraNodeConfig dra = read_dra_node_config(*v);
+    if (dra.enabled) {
+      if (model == nullptr || gpus == 0) v->fail("dra needs GPUs (gpu: {model, count})");
+      if (!plugin_config.empty()) {
+        v->fail("a DRA node's GPUs are not shared through the device plugin; drop `sharing`");
+      }
+      if (dra.partitionable && !model->mig_capable()) {
+        v->fail(fmt::format("{} does not support MIG, so it cannot be partitionable", model->name));
+      }
+      if (dra.partitionable && !mig_config.empty()) {
+        v->fail(
+            "a partitionable node's GPUs start whole and are partitioned on demand; drop `mig`");
+      }
+      node.devices.mig_strategy = MigStrategy::kNone;  // no device plugin on the node
+    }
+    node.devices.dra = dra;
   }
   if (auto v = m.opt("taints")) node.taints = parse_taints(*v, b);
   node.unschedulable = m.bool_or("unschedulable", false);
@@ -612,6 +632,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
   if (auto mf = m.opt("manifests")) {
+    register_dra_manifest_kinds();
     ManifestOptions mo;
     mo.warnings = &s.warnings;
     for (const YamlNode& f : mf->seq())
@@ -626,6 +647,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   std::optional<YamlNode> experiment = m.opt("experiment");
   m.finish();
   b.finalize();
+  finalize_dra(b, &s.warnings);
   if (cost) {
     std::vector<std::string> pools;
     for (const NodeSpec& n : s.world->nodes) {

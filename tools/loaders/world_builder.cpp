@@ -88,6 +88,7 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
     std::map<std::string, std::int64_t> advertised;
     for (std::uint16_t g = 0; g < static_cast<std::uint16_t>(gpus); ++g) {
       for (const DeviceUnit& u : make_units(dc, info, g, dc.layouts[g], world_->resources)) {
+        if (u.dra) continue;  // published through DRA, not advertised
         advertised[world_->resources.name(u.resource)] += u.replicas;
       }
     }

@@ -1,0 +1,49 @@
+// DynamicResources: kube-scheduler's DRA plugin (resource.k8s.io/v1 with structured parameters),
+// for pods with spec.resourceClaims.
+// PreFilter: resolves the pod's claims. A shared ResourceClaim already allocated (to another
+//   pod) pins the pod to that claim's node; one with 256 consumers is "resourceclaim in use".
+// Filter: on a node other than a pinned claim's, "resourceclaim not available on the node"
+//   (unresolvable); otherwise the claims still to allocate must all fit on the node
+//   (models/dra/allocator: first fit with backtracking over the requests, counters and
+//   matchAttribute constraints), else "cannot allocate all claims" followed by the claim, the
+//   request and why, in parentheses. A selector that fails to evaluate is an error, as upstream.
+// Reserve: repeats the (deterministic) allocation on the chosen node and puts it in the
+//   Placement; binding the pod then allocates the claims in the Cluster.
+// DRA does no scoring: the node is chosen by the score plugins.
+#pragma once
+
+#include <memory>
+
+#include "models/dra/allocator.hpp"
+#include "models/plugins/plugin_context.hpp"
+#include "sim/framework/plugin.hpp"
+
+namespace capsim::plugins {
+
+class DynamicResources final : public fw::Plugin,
+                               public fw::PreFilterPlugin,
+                               public fw::FilterPlugin,
+                               public fw::ReservePlugin {
+ public:
+  explicit DynamicResources(PluginContext& ctx);
+  std::string_view name() const override { return "DynamicResources"; }
+  fw::EventMask events_to_register() const override {
+    return fw::kEvAssignedPodDeleted | fw::kEvNodeAdded | fw::kEvNodeChanged;
+  }
+  fw::Status pre_filter(fw::CycleState& state, const PodSpec& pod,
+                        const fw::Snapshot& snap) override;
+  fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
+                    const NodeInfo& node) const override;
+  fw::Status reserve(fw::CycleState& state, const PodSpec& pod, const NodeInfo& node,
+                     fw::Placement& placement) override;
+
+ private:
+  fw::Status failure(const dra::AllocationFailure& f) const;
+
+  std::unique_ptr<dra::Allocator> allocator_;
+  fw::ReasonTable* reasons_;
+  fw::ReasonId not_available_;
+  fw::ReasonId in_use_;
+};
+
+}  // namespace capsim::plugins

@@ -1,0 +1,288 @@
+// The DRA allocator on hand-built nodes (the Kubernetes documentation's driver.example.com and
+// NVIDIA-like partitionable GPUs): first fit in device order, backtracking across requests and
+// into matchAttribute constraints, firstAvailable, allocationMode All, shared counters, devices
+// already allocated, and failure reasons that name the claim and request.
+#include "models/dra/allocator.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace capsim;
+using capsim::dra::AttrValue;
+
+namespace {
+
+constexpr std::int64_t kGiBMilli = std::int64_t{1024} * 1024 * 1024 * 1000;
+constexpr const char* kDriver = "driver.example.com";
+
+AttrValue str(std::string v) {
+  AttrValue a;
+  a.kind = AttrValue::Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+// A device of the example driver with `gib` GiB of memory behind PCIe root `root` ("" for none).
+dra::Device device(const std::string& name, std::int64_t gib, const std::string& root,
+                   const std::string& model = "gpu") {
+  dra::Device d;
+  d.name = name;
+  d.attributes.push_back({kDriver, "model", str(model)});
+  if (!root.empty()) d.attributes.push_back({"resource.kubernetes.io", "pcieRoot", str(root)});
+  d.capacity.push_back({kDriver, "memory", gib * kGiBMilli});
+  return d;
+}
+
+struct Fixture {
+  World world;
+
+  Fixture() {
+    dra::DeviceClass any;
+    any.name = "example";
+    any.selectors.push_back({"device.driver == 'driver.example.com'", "class"});
+    world.dra.classes.push_back(any);
+  }
+
+  // Node 0 with `devices` in one pool of the example driver.
+  void node(std::vector<dra::Device> devices, std::vector<dra::CounterSet> counters = {}) {
+    dra::NodeDevices nd;
+    nd.pools.push_back({kDriver, "node-0", 1, std::move(counters)});
+    nd.devices = std::move(devices);
+    world.dra.nodes.push_back(std::move(nd));
+  }
+
+  // A claim of `requests`, each (name, selector or "", count; count 0 = allocationMode All).
+  std::uint32_t claim(const std::vector<std::tuple<std::string, std::string, int>>& requests,
+                      const std::vector<std::string>& match_attributes = {}) {
+    dra::Claim c;
+    c.name = "c" + std::to_string(world.dra.claims.size());
+    for (const auto& [name, selector, count] : requests)
+      c.spec.requests.push_back(request(name, selector, count));
+    for (const std::string& m : match_attributes)
+      c.spec.constraints.push_back({{}, m, "here"});
+    world.dra.claims.push_back(std::move(c));
+    return static_cast<std::uint32_t>(world.dra.claims.size() - 1);
+  }
+  static dra::SubRequest sub(const std::string& name, const std::string& selector, int count) {
+    dra::SubRequest s;
+    s.name = name;
+    s.device_class = "example";
+    s.class_index = 0;
+    if (!selector.empty()) s.selectors.push_back({selector, name});
+    s.mode = count == 0 ? dra::AllocationMode::kAll : dra::AllocationMode::kExactCount;
+    s.count = count == 0 ? 1 : count;
+    return s;
+  }
+  static dra::Request request(const std::string& name, const std::string& selector, int count) {
+    dra::Request r;
+    r.name = name;
+    r.subrequests.push_back(sub(name, selector, count));
+    return r;
+  }
+};
+
+// The device names an allocation got, per claim, e.g. {"gpu-1,gpu-2"}.
+std::vector<std::string> names(const World& w, const dra::AllocationOutcome& o) {
+  std::vector<std::string> out;
+  for (const ClaimAllocation& a : o.allocations) {
+    std::string s;
+    for (std::uint16_t d : a.devices)
+      s += (s.empty() ? "" : ",") + w.dra.nodes[0].devices[d].name;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string mem_at_least(int gib) {
+  return "device.capacity['driver.example.com'].memory.compareTo(quantity('" + std::to_string(gib) +
+         "Gi')) >= 0";
+}
+
+}  // namespace
+
+TEST_CASE("requests are filled first fit in device order, backtracking when a later one fails") {
+  Fixture f;
+  f.node({device("gpu-0", 80, ""), device("gpu-1", 40, ""), device("gpu-2", 40, "")});
+  // First fit would give "small" gpu-0 and leave "big" nothing; the allocator backtracks.
+  const std::uint32_t c = f.claim({{"small", mem_at_least(40), 1}, {"big", mem_at_least(80), 1}});
+  const dra::Allocator alloc(f.world);
+  const std::vector<dra::ClaimToAllocate> claims = {{c, "gpus"}};
+  const dra::AllocationOutcome o = alloc.allocate(0, {}, claims);
+  REQUIRE(o.ok);
+  CHECK(names(f.world, o) == std::vector<std::string>{"gpu-1,gpu-0"});
+  CHECK(o.allocations[0].requests == std::vector<std::string>{"small", "big"});
+  CHECK(o.allocations[0].detail == "gpu-1 (small), gpu-0 (big)");
+
+  // With gpu-0 held by another claim, "big" cannot be met: the reason names claim and request.
+  const std::vector<std::uint16_t> used = {1, 0, 0};
+  const dra::AllocationOutcome busy = alloc.allocate(0, used, claims);
+  REQUIRE_FALSE(busy.ok);
+  CHECK(busy.failure.reason == "claim gpus, request big: all matching devices are in use");
+  CHECK_FALSE(busy.failure.unresolvable);  // gpu-0 may be freed
+  CHECK_FALSE(busy.failure.error);
+}
+
+TEST_CASE("matchAttribute keeps every device of a request on one PCIe root, backtracking") {
+  Fixture f;
+  f.node({device("gpu-0", 80, "pci-a"), device("gpu-1", 80, "pci-b"), device("gpu-2", 80, "pci-b"),
+          device("gpu-3", 80, "")});
+  const std::uint32_t pair = f.claim({{"gpus", "", 2}}, {"resource.kubernetes.io/pcieRoot"});
+  const dra::Allocator alloc(f.world);
+  const std::vector<dra::ClaimToAllocate> claims = {{pair, "pair"}};
+  dra::AllocationOutcome o = alloc.allocate(0, {}, claims);
+  REQUIRE(o.ok);
+  // gpu-0 is tried first, has no partner on pci-a, and is given up.
+  CHECK(names(f.world, o) == std::vector<std::string>{"gpu-1,gpu-2"});
+
+  // gpu-2 taken: gpu-1 has no partner; gpu-3 lacks the attribute, so it never pairs.
+  const std::vector<std::uint16_t> used = {0, 0, 1, 0};
+  o = alloc.allocate(0, used, claims);
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason ==
+        "claim pair: its requests cannot be satisfied together (the devices that are free do not "
+        "meet its constraints)");
+  CHECK_FALSE(o.failure.unresolvable);
+}
+
+TEST_CASE("firstAvailable takes the first subrequest that can be met and says which") {
+  Fixture f;
+  f.node({device("gpu-0", 80, "", "a100"), device("gpu-1", 180, "", "b200")});
+  dra::Claim c;
+  c.name = "fallback";
+  dra::Request r;
+  r.name = "gpu";
+  r.first_available = true;
+  r.subrequests = {
+      Fixture::sub("b200", "device.attributes['driver.example.com'].model == 'b200'", 1),
+      Fixture::sub("a100", "device.attributes['driver.example.com'].model == 'a100'", 1)};
+  c.spec.requests.push_back(r);
+  f.world.dra.claims.push_back(c);
+  const dra::Allocator alloc(f.world);
+  const std::vector<dra::ClaimToAllocate> claims = {{0, "gpu"}};
+
+  dra::AllocationOutcome o = alloc.allocate(0, {}, claims);
+  REQUIRE(o.ok);
+  CHECK(o.allocations[0].detail == "gpu-1 (gpu/b200)");
+
+  const std::vector<std::uint16_t> b200_busy = {0, 1};
+  o = alloc.allocate(0, b200_busy, claims);
+  REQUIRE(o.ok);
+  CHECK(o.allocations[0].detail == "gpu-0 (gpu/a100)");
+
+  const std::vector<std::uint16_t> both_busy = {1, 1};
+  o = alloc.allocate(0, both_busy, claims);
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason ==
+        "claim gpu, request gpu: no subrequest can be satisfied (b200: all matching devices are in "
+        "use; a100: all matching devices are in use)");
+}
+
+TEST_CASE("allocationMode All takes every matching device, and none if one is in use") {
+  Fixture f;
+  f.node({device("gpu-0", 80, ""), device("gpu-1", 40, ""), device("gpu-2", 80, "")});
+  const std::uint32_t all = f.claim({{"big", mem_at_least(80), 0}});
+  const std::uint32_t one = f.claim({{"any", "", 1}});
+  const dra::Allocator alloc(f.world);
+
+  dra::AllocationOutcome o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{all, "all"}});
+  REQUIRE(o.ok);
+  CHECK(names(f.world, o) == std::vector<std::string>{"gpu-0,gpu-2"});
+
+  // Allocated together with a one-device claim, the All claim goes first and "any" gets gpu-1.
+  o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{all, "all"}, {one, "one"}});
+  REQUIRE(o.ok);
+  CHECK(names(f.world, o) == std::vector<std::string>{"gpu-0,gpu-2", "gpu-1"});
+
+  const std::vector<std::uint16_t> used = {0, 0, 1};
+  o = alloc.allocate(0, used, std::vector<dra::ClaimToAllocate>{{all, "all"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason ==
+        "claim all, request big: some matching devices are in use (allocationMode All takes every "
+        "one)");
+}
+
+TEST_CASE("shared counters make a whole device and its partitions exclude each other") {
+  Fixture f;
+  // One GPU with 2 memory slices: whole (both slices) or two halves (one slice each).
+  dra::CounterSet set;
+  set.name = "gpu-0-counter-set";
+  set.counters = {{"memory-slice-0", 1000}, {"memory-slice-1", 1000}};
+  dra::Device whole = device("gpu-0", 80, "");
+  whole.consumes.push_back({0, {{0, 1000}, {1, 1000}}});
+  dra::Device half0 = device("gpu-0-half-0", 40, "", "half");
+  half0.consumes.push_back({0, {{0, 1000}}});
+  dra::Device half1 = device("gpu-0-half-1", 40, "", "half");
+  half1.consumes.push_back({0, {{1, 1000}}});
+  f.node({whole, half0, half1}, {set});
+  const std::uint32_t gpu =
+      f.claim({{"gpu", "device.attributes['driver.example.com'].model == 'gpu'", 1}});
+  const std::uint32_t half =
+      f.claim({{"half", "device.attributes['driver.example.com'].model == 'half'", 1}});
+  const dra::Allocator alloc(f.world);
+
+  // A half is held: the whole GPU's counters no longer fit, the other half's do.
+  const std::vector<std::uint16_t> half_used = {0, 1, 0};
+  dra::AllocationOutcome o =
+      alloc.allocate(0, half_used, std::vector<dra::ClaimToAllocate>{{gpu, "g"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason == "claim g, request gpu: all matching devices are in use");
+  o = alloc.allocate(0, half_used, std::vector<dra::ClaimToAllocate>{{half, "h"}});
+  REQUIRE(o.ok);
+  CHECK(names(f.world, o) == std::vector<std::string>{"gpu-0-half-1"});
+
+  // The whole GPU held: no half fits.
+  const std::vector<std::uint16_t> whole_used = {1, 0, 0};
+  o = alloc.allocate(0, whole_used, std::vector<dra::ClaimToAllocate>{{half, "h"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason == "claim h, request half: all matching devices are in use");
+  // Two claims in one cycle: the whole GPU first leaves no half for the second.
+  o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{gpu, "g"}, {half, "h"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason ==
+        "claim g: its requests cannot be satisfied together (the node's devices cannot serve them "
+        "all)");
+  CHECK(o.failure.unresolvable);  // even with nothing else held
+}
+
+TEST_CASE("a node without matching devices is unresolvable; a selector error is an error") {
+  Fixture f;
+  f.node({device("gpu-0", 40, ""), device("gpu-1", 40, "")});
+  const std::uint32_t big = f.claim({{"gpu", mem_at_least(80), 1}});
+  const std::uint32_t three = f.claim({{"gpus", "", 3}});
+  const std::uint32_t bad =
+      f.claim({{"gpu", "device.attributes['driver.example.com'].missing == 'x'", 1}});
+  const dra::Allocator alloc(f.world);
+
+  dra::AllocationOutcome o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{big, "big"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason == "claim big, request gpu: no device on the node matches its selectors");
+  CHECK(o.failure.unresolvable);
+
+  o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{three, "three"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.reason ==
+        "claim three, request gpus: the node has fewer matching devices than the 3 it asks for");
+  CHECK(o.failure.unresolvable);
+
+  o = alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{bad, "bad"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.error);
+  CHECK(o.failure.reason.find("device gpu-0") != std::string::npos);
+  CHECK(o.failure.reason.find("no such key: missing") != std::string::npos);
+}
+
+TEST_CASE("a selector that does not compile fails its claims with the compile error") {
+  Fixture f;
+  f.node({device("gpu-0", 40, "")});
+  const std::uint32_t c =
+      f.claim({{"gpu", "device.capacity['driver.example.com'].memory * 2 > 1", 1}});
+  const dra::Allocator alloc(f.world);
+  CHECK(alloc.claim_error(c).find("1:") != std::string::npos);
+  const dra::AllocationOutcome o =
+      alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{{c, "x"}});
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.failure.error);
+  CHECK(o.failure.reason.rfind("claim x: gpu: ", 0) == 0);  // the selector's `where`
+}
