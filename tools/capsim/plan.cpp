@@ -414,19 +414,23 @@ PlanResult Planner::run(const std::function<void(const PlanEvaluation&)>& on_eva
   }
 
   // The cost-vs-SLO frontier over everything explored on the plan's seeds: cheapest first, each
-  // point strictly better on the first constraint than every cheaper one.
+  // point strictly better on the first constraint than every cheaper one. At equal cost the
+  // better point comes first, so a point another of the same cost dominates is left out.
+  const PlanConstraint& primary = spec_.constraints.front();
+  const double sign = primary.max ? 1.0 : -1.0;  // lower is better against a max
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < evals_.size(); ++i) {
     if (evals_[i].seeds == spec_.seeds) order.push_back(i);
   }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (evals_[a].objective != evals_[b].objective) {
-      return better(evals_[a].objective, evals_[b].objective);
-    }
+    // Costs equal but for rounding (sums over runs in another order) count as equal.
+    const double oa = evals_[a].objective, ob = evals_[b].objective;
+    if (std::abs(oa - ob) > 1e-9 * std::max(1.0, std::abs(oa))) return better(oa, ob);
+    const double va = sign * evals_[a].constraints.front().value;
+    const double vb = sign * evals_[b].constraints.front().value;
+    if (va != vb) return va < vb;
     return evals_[a].order < evals_[b].order;
   });
-  const PlanConstraint& primary = spec_.constraints.front();
-  const double sign = primary.max ? 1.0 : -1.0;  // lower is better against a max
   double best_slo = std::numeric_limits<double>::infinity();
   for (std::size_t i : order) {
     const double v = sign * evals_[i].constraints.front().value;
@@ -532,7 +536,7 @@ std::string render_plan_markdown(const PlanSpec& spec, const Planner& planner,
   s += fmt::format("{} `{}` subject to ", spec.minimize ? "Minimise" : "Maximise", spec.objective);
   std::vector<std::string> cs;
   for (const PlanConstraint& c : spec.constraints)
-    cs.push_back("`" + c.describe() + "`");
+    cs.push_back(fmt::format("`{}`", c.describe()));
   s += fmt::format("{}, judged {} over seeds {}.\n\n", fmt::join(cs, ", "),
                    spec.judge == SeedJudge::kEverySeed ? "on every seed" : "on the mean",
                    fmt::join(spec.seeds, ", "));
