@@ -599,6 +599,8 @@ void Cluster::unbind(PodId pod) {
   CAPSIM_CHECK(it != n.pods.end(), "a bound pod is missing from its node's pod list");
   *it = n.pods.back();
   n.pods.pop_back();
+  ps.last_node = ps.node;
+  ps.last_gpus = ps.gpus;
   ps.node = kNoNode;
   ps.gpus.clear();
   ps.units.clear();

@@ -115,11 +115,14 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
     r.submit = s.submit;
     r.start = s.first_start;
     r.end = s.end;
-    if (s.node != kNoNode) r.node = w.nodes[s.node].name;
-    if (!s.gpus.empty()) {
+    // The node and GPUs it holds now, or where it ran last.
+    const NodeId node = s.node != kNoNode ? s.node : s.last_node;
+    const std::vector<std::uint16_t>& gpus = s.node != kNoNode ? s.gpus : s.last_gpus;
+    if (node != kNoNode) r.node = w.nodes[node].name;
+    if (!gpus.empty()) {
       std::string d = "gpu:";
-      for (std::size_t i = 0; i < s.gpus.size(); ++i)
-        d += fmt::format("{}{}", i ? "," : "", s.gpus[i]);
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        d += fmt::format("{}{}", i ? "," : "", gpus[i]);
       r.devices = d;
     }
     if (!s.claim_devices.empty()) {

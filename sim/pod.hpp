@@ -112,6 +112,9 @@ struct PodState {
   PodPhase phase = PodPhase::kNotArrived;
   NodeId node = kNoNode;
   std::vector<std::uint16_t> gpus;   // physical GPUs it uses on `node` (for reports)
+  // Where it ran last, kept after it is released (the report's pod.node and pod.devices).
+  NodeId last_node = kNoNode;
+  std::vector<std::uint16_t> last_gpus;
   std::vector<std::uint16_t> units;  // device units it holds on `node` (may repeat)
   // DRA: while bound, the allocation of each claim (PodSpec::claims order; a shared claim's is a
   // copy of the Cluster's). Their GPU units are the last `claim_units` entries of `units`, held
