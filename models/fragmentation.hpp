@@ -27,8 +27,8 @@
 namespace capsim {
 
 struct TypicalPod {
-  std::int64_t cpu_milli = 0;  // the non-zero request: 100m for a pod that asks for none
-  std::int32_t gpu_milli = 0;  // per GPU; 1000 for whole GPUs; 0 for CPU-only pods
+  std::int64_t cpu_milli = 0;      // the non-zero request: 100m for a pod that asks for none
+  std::int32_t gpu_milli = 0;      // per GPU; 1000 for whole GPUs; 0 for CPU-only pods
   std::int32_t gpu_count = 0;      // devices of `resource` it asks for
   std::vector<GpuModelId> models;  // allowed models as the pod lists them; empty: any
   double p = 0;
@@ -37,9 +37,9 @@ struct TypicalPod {
 
 // The workload's typical pods: every pod of the World except the `resampled` copies (and each
 // Job's template, counted `completions` times), grouped by (cpu, GPU share, GPU count, model
-// list, device resource), most popular first, taken until they cover `coverage_percent` % of the pods (the
-// peer's podPopularityThreshold, 95), frequencies renormalised. Ties in popularity are broken
-// as the peer's sort does: larger cpu, share, count, then model list (as text) first.
+// list, device resource), most popular first, taken until they cover `coverage_percent` % of the
+// pods (the peer's podPopularityThreshold, 95), frequencies renormalised. Ties in popularity are
+// broken as the peer's sort does: larger cpu, share, count, then model list (as text) first.
 std::vector<TypicalPod> typical_pods(const World& world, int coverage_percent = 95);
 
 class FragmentationModel final : public FragmentationMeter {

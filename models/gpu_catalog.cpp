@@ -1,7 +1,5 @@
 #include "models/gpu_catalog.hpp"
 
-#include "sim/cluster.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 
 #include "models/yaml_reader.hpp"
 #include "sim/check.hpp"
+#include "sim/cluster.hpp"
 #include "sim/input_error.hpp"
 
 // Generated from models/catalog/gpus.yaml by cmake/EmbedFile.cmake.

@@ -1,7 +1,8 @@
 #include "models/mig_layout.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -9,13 +10,15 @@ namespace capsim {
 
 std::int32_t compute_slices(const GpuModelInfo& model, const ProfileMultiset& profiles) {
   std::int32_t c = 0;
-  for (auto p : profiles) c += model.mig_profiles[p].compute_slices;
+  for (auto p : profiles)
+    c += model.mig_profiles[p].compute_slices;
   return c;
 }
 
 std::string describe(const GpuModelInfo& model, const ProfileMultiset& profiles) {
   std::map<std::uint16_t, int> counts;
-  for (auto p : profiles) counts[p]++;
+  for (auto p : profiles)
+    counts[p]++;
   std::vector<std::pair<std::uint16_t, int>> items(counts.begin(), counts.end());
   std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
     const auto& pa = model.mig_profiles[a.first];
@@ -26,7 +29,8 @@ std::string describe(const GpuModelInfo& model, const ProfileMultiset& profiles)
   std::string out;
   for (const auto& [p, n] : items) {
     if (!out.empty()) out += " + ";
-    out += n > 1 ? fmt::format("{}x {}", n, model.mig_profiles[p].name) : model.mig_profiles[p].name;
+    out +=
+        n > 1 ? fmt::format("{}x {}", n, model.mig_profiles[p].name) : model.mig_profiles[p].name;
   }
   return out.empty() ? "(no instances)" : out;
 }
@@ -43,10 +47,13 @@ bool try_order(const GpuModelInfo& m, const ProfileMultiset& order, std::vector<
     for (std::int32_t s : prof.start_slots) {  // the first free allowed start, as the driver does
       if (s + prof.memory_slices > nslots) continue;
       bool free = true;
-      for (std::int32_t k = s; k < s + prof.memory_slices && free; ++k) free = !slots[static_cast<std::size_t>(k)];
+      for (std::int32_t k = s; k < s + prof.memory_slices && free; ++k)
+        free = !slots[static_cast<std::size_t>(k)];
       if (!free) continue;
-      for (std::int32_t k = s; k < s + prof.memory_slices; ++k) slots[static_cast<std::size_t>(k)] = true;
-      placed.push_back(MigInstance{p, static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(prof.memory_slices)});
+      for (std::int32_t k = s; k < s + prof.memory_slices; ++k)
+        slots[static_cast<std::size_t>(k)] = true;
+      placed.push_back(MigInstance{p, static_cast<std::uint8_t>(s),
+                                   static_cast<std::uint8_t>(prof.memory_slices)});
       ok = true;
       break;
     }
@@ -62,7 +69,8 @@ Result<GpuLayout> place_on(const GpuModelInfo& m, const GpuLayout& base, Profile
   std::int32_t used_memory = 0;
   std::map<std::uint16_t, int> have;
   for (const MigInstance& i : base.instances) {
-    for (int k = i.start; k < i.start + i.size; ++k) slots[static_cast<std::size_t>(k)] = true;
+    for (int k = i.start; k < i.start + i.size; ++k)
+      slots[static_cast<std::size_t>(k)] = true;
     used_compute += m.mig_profiles[i.profile].compute_slices;
     used_memory += i.size;
     have[i.profile]++;
@@ -97,7 +105,8 @@ Result<GpuLayout> place_on(const GpuModelInfo& m, const GpuLayout& base, Profile
     if (try_order(m, profiles, slots, placed)) {
       GpuLayout out = base;
       out.mig_enabled = true;
-      for (const auto& i : placed) out.instances.push_back(i);
+      for (const auto& i : placed)
+        out.instances.push_back(i);
       return out;
     }
   } while (std::next_permutation(profiles.begin(), profiles.end()));
@@ -113,7 +122,8 @@ Result<GpuLayout> place_profiles(const GpuModelInfo& model, ProfileMultiset prof
   return place_on(model, GpuLayout{true, {}}, std::move(profiles));
 }
 
-Result<GpuLayout> place_into(const GpuModelInfo& model, const GpuLayout& base, ProfileMultiset profiles) {
+Result<GpuLayout> place_into(const GpuModelInfo& model, const GpuLayout& base,
+                             ProfileMultiset profiles) {
   return place_on(model, base, std::move(profiles));
 }
 

@@ -25,11 +25,13 @@ Result<GpuLayout> place_profiles(const GpuModelInfo& model, ProfileMultiset prof
 
 // Places `profiles` into the free slots of `base` (existing instances stay where they are), in
 // the first creation order that fits. Used by reconfiguration, which keeps busy instances.
-Result<GpuLayout> place_into(const GpuModelInfo& model, const GpuLayout& base, ProfileMultiset profiles);
+Result<GpuLayout> place_into(const GpuModelInfo& model, const GpuLayout& base,
+                             ProfileMultiset profiles);
 
 // Every maximal multiset (no further instance of any considered profile fits), sorted; media
 // extension (+me) profiles are left out unless `include_media_extensions`.
-std::vector<ProfileMultiset> maximal_layouts(const GpuModelInfo& model, bool include_media_extensions);
+std::vector<ProfileMultiset> maximal_layouts(const GpuModelInfo& model,
+                                             bool include_media_extensions);
 
 // Compute slices the multiset uses.
 std::int32_t compute_slices(const GpuModelInfo& model, const ProfileMultiset& profiles);

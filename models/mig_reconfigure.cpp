@@ -8,7 +8,7 @@
 namespace capsim {
 
 std::vector<Relayout> PendingDemandReconfigurer::plan(const Cluster& cluster,
-                                                     const std::vector<PodId>& pending) {
+                                                      const std::vector<PodId>& pending) {
   const World& w = cluster.world();
   // 1. Demand per MIG resource among waiting pods.
   std::map<ResourceId, std::int64_t> demand;
@@ -25,13 +25,15 @@ std::vector<Relayout> PendingDemandReconfigurer::plan(const Cluster& cluster,
         demand[u.resource] -= u.replicas - u.used;
     }
   }
-  for (auto it = demand.begin(); it != demand.end();) it = it->second > 0 ? std::next(it) : demand.erase(it);
+  for (auto it = demand.begin(); it != demand.end();)
+    it = it->second > 0 ? std::next(it) : demand.erase(it);
   if (demand.empty()) return {};
   // 3. Idle GPUs on mixed-strategy MIG nodes, re-laid out toward the unmet demand.
   std::vector<Relayout> out;
   for (const NodeInfo& n : cluster.nodes()) {
     if (demand.empty()) break;
-    if (n.spec->devices.mig_strategy != MigStrategy::kMixed || n.spec->gpu_model == kNoGpuModel) continue;
+    if (n.spec->devices.mig_strategy != MigStrategy::kMixed || n.spec->gpu_model == kNoGpuModel)
+      continue;
     const GpuModelInfo& m = w.gpu_models[n.spec->gpu_model];
     for (std::uint16_t g = 0; g < n.gpus.size() && !demand.empty(); ++g) {
       const GpuDeviceState& gs = n.gpus[g];
@@ -63,9 +65,11 @@ std::vector<Relayout> PendingDemandReconfigurer::plan(const Cluster& cluster,
       for (std::uint16_t pi = 0; pi < m.mig_profiles.size(); ++pi) {
         const auto& p = m.mig_profiles[pi];
         if (p.media_extensions) continue;
-        if (smallest < 0 || p.memory_slices < m.mig_profiles[static_cast<std::size_t>(smallest)].memory_slices ||
+        if (smallest < 0 ||
+            p.memory_slices < m.mig_profiles[static_cast<std::size_t>(smallest)].memory_slices ||
             (p.memory_slices == m.mig_profiles[static_cast<std::size_t>(smallest)].memory_slices &&
-             p.compute_slices > m.mig_profiles[static_cast<std::size_t>(smallest)].compute_slices)) {
+             p.compute_slices >
+                 m.mig_profiles[static_cast<std::size_t>(smallest)].compute_slices)) {
           smallest = pi;
         }
       }
@@ -78,8 +82,10 @@ std::vector<Relayout> PendingDemandReconfigurer::plan(const Cluster& cluster,
       auto placed = place_profiles(m, layout);
       if (!placed) continue;
       if (gs.layout == *placed) continue;  // already so
-      for (const auto& [r, k] : gave) demand[r] -= k;
-      for (auto it = demand.begin(); it != demand.end();) it = it->second > 0 ? std::next(it) : demand.erase(it);
+      for (const auto& [r, k] : gave)
+        demand[r] -= k;
+      for (auto it = demand.begin(); it != demand.end();)
+        it = it->second > 0 ? std::next(it) : demand.erase(it);
       out.push_back(Relayout{n.id, g, *placed});
     }
   }

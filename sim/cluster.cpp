@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 #include <numeric>
-#include <fmt/format.h>
+#include <tuple>
 
 #include "sim/check.hpp"
 
@@ -79,7 +78,8 @@ std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInf
   }
   if (!layout.mig_enabled) {
     const std::string base = "nvidia.com/gpu";
-    const std::int32_t replicas = config.sharing == ShareMode::kExclusive ? 1 : config.replicas_for(base);
+    const std::int32_t replicas =
+        config.sharing == ShareMode::kExclusive ? 1 : config.replicas_for(base);
     DeviceUnit u;
     u.resource = intern(shared_name(base, replicas));
     u.gpu = gpu;
@@ -159,7 +159,8 @@ Cluster::Cluster(World& world) : world_(&world) {
     totals_.mode_gpus[static_cast<std::size_t>(n.spec->sharing)] += n.spec->gpu_count;
     totals_.cost_per_hour += n.spec->price_per_hour;
     if (const GpuModelInfo* m = gpu_model(n)) {
-      totals_.gpu_memory_total_mib += static_cast<double>(m->memory_bytes) / kMiB * n.spec->gpu_count;
+      totals_.gpu_memory_total_mib +=
+          static_cast<double>(m->memory_bytes) / kMiB * n.spec->gpu_count;
       totals_.power_w += m->idle_w * n.spec->gpu_count;
       const auto& layouts = n.spec->devices.layouts;
       for (std::uint16_t g = 0; g < n.gpus.size(); ++g) {
@@ -180,14 +181,16 @@ Cluster::Cluster(World& world) : world_(&world) {
   sync_pod_table();
 }
 
-void Cluster::sync_pod_table() { pods_.resize(world_->pods.size()); }
+void Cluster::sync_pod_table() {
+  pods_.resize(world_->pods.size());
+}
 
 void Cluster::rebuild_units(NodeInfo& n, std::uint16_t gpu) {
   // Retire the GPU's current units (none may be in use), then append the new ones.
   for (DeviceUnit& u : n.units) {
     if (u.gpu != gpu || !u.alive()) continue;
-    CAPSIM_CHECK(u.used == 0, fmt::format("node {} GPU {}: a unit in use would be removed",
-                                          n.spec->name, gpu));
+    CAPSIM_CHECK(u.used == 0,
+                 fmt::format("node {} GPU {}: a unit in use would be removed", n.spec->name, gpu));
     u.replicas = 0;
   }
   if (n.pods.empty()) {  // nobody holds unit indices: compact
@@ -197,7 +200,8 @@ void Cluster::rebuild_units(NodeInfo& n, std::uint16_t gpu) {
   }
   const GpuModelInfo* m = gpu_model(n);
   if (m == nullptr || n.gpus[gpu].reconfiguring) return;
-  for (const DeviceUnit& u : make_units(n.spec->devices, *m, gpu, n.gpus[gpu].layout, world_->resources)) {
+  for (const DeviceUnit& u :
+       make_units(n.spec->devices, *m, gpu, n.gpus[gpu].layout, world_->resources)) {
     n.units.push_back(u);
   }
 }
@@ -226,7 +230,8 @@ void Cluster::account_mig(const NodeInfo& n, std::uint16_t gpu, int sign) {
     configured += c;
     bool used = false;
     for (const DeviceUnit& u : n.units) {
-      if (u.alive() && u.gpu == gpu && u.instance == static_cast<std::int16_t>(i) && u.used > 0) used = true;
+      if (u.alive() && u.gpu == gpu && u.instance == static_cast<std::int16_t>(i) && u.used > 0)
+        used = true;
     }
     if (!used) idle += c;
   }
@@ -497,8 +502,9 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
     if (d.milli_used == 0) --n.free_whole_gpus;
     d.milli_used += s.gpu_milli;
     ++d.holders;
-    CAPSIM_CHECK(d.milli_used <= 1000 && !d.layout.mig_enabled,
-                 fmt::format("node {} GPU {} would be {} milli allocated", n.spec->name, g, d.milli_used));
+    CAPSIM_CHECK(
+        d.milli_used <= 1000 && !d.layout.mig_enabled,
+        fmt::format("node {} GPU {} would be {} milli allocated", n.spec->name, g, d.milli_used));
     refresh_gpu(n, g);
     note_gpu(g);
     mem_used += static_cast<double>(pod_memory(pod, nullptr));
@@ -616,8 +622,8 @@ void Cluster::begin_reconfigure(NodeId node, std::uint16_t gpu) {
   NodeInfo& n = nodes_[node];
   GpuDeviceState& g = n.gpus.at(gpu);
   CAPSIM_CHECK(!g.reconfiguring, "a GPU is reconfigured twice at once");
-  CAPSIM_CHECK(g.holders == 0, fmt::format("node {} GPU {} is reconfigured while in use",
-                                           n.spec->name, gpu));
+  CAPSIM_CHECK(g.holders == 0,
+               fmt::format("node {} GPU {} is reconfigured while in use", n.spec->name, gpu));
   account_mig(n, gpu, -1);
   if (!g.layout.mig_enabled) --n.free_whole_gpus;
   g.reconfiguring = true;
@@ -688,7 +694,8 @@ void Cluster::check_invariants() const {
       s.requests.add_to(req);
       req[kPods] += 1;
       std::int32_t want_units = 0;
-      for (const auto& [r, c] : s.device_requests) want_units += c;
+      for (const auto& [r, c] : s.device_requests)
+        want_units += c;
       const std::size_t plugin_units = ps.units.size() - ps.claim_units;
       CAPSIM_CHECK(static_cast<std::int32_t>(plugin_units) == want_units,
                    fmt::format("pod {} holds {} device units but asked for {}", s.name,
@@ -733,7 +740,8 @@ void Cluster::check_invariants() const {
                                            got, world_->resources.name(r), c));
       }
       if (is_share_pod(s)) {
-        CAPSIM_CHECK(ps.gpus.size() == 1, fmt::format("GPU-share pod {} must hold one GPU", s.name));
+        CAPSIM_CHECK(ps.gpus.size() == 1,
+                     fmt::format("GPU-share pod {} must hold one GPU", s.name));
         milli[ps.gpus.front()] += s.gpu_milli;
         holders[ps.gpus.front()]++;
       }
@@ -753,8 +761,8 @@ void Cluster::check_invariants() const {
                    fmt::format("node {} GPU {}: unit use {} recorded, {} held by pods",
                                n.spec->name, u.gpu, u.used, unit_used[ui]));
       CAPSIM_CHECK(u.used <= u.replicas,
-                   fmt::format("node {} GPU {}: {} holders exceed {} replicas", n.spec->name,
-                               u.gpu, u.used, u.replicas));
+                   fmt::format("node {} GPU {}: {} holders exceed {} replicas", n.spec->name, u.gpu,
+                               u.used, u.replicas));
       if (u.alive() && !u.dra) device_alloc[u.resource] += u.replicas;
     }
     // DRA: the claims' devices are the ones marked used, and no shared counter is overdrawn.
@@ -786,10 +794,10 @@ void Cluster::check_invariants() const {
     }
     for (ResourceId r = 0; r < world_->resources.size(); ++r) {
       if (!is_device_resource(world_->resources.name(r))) continue;
-      CAPSIM_CHECK(device_alloc[r] == n.allocatable[r],
-                   fmt::format("node {}: allocatable {} is {} but its devices offer {}",
-                               n.spec->name, world_->resources.name(r), n.allocatable[r],
-                               device_alloc[r]));
+      CAPSIM_CHECK(
+          device_alloc[r] == n.allocatable[r],
+          fmt::format("node {}: allocatable {} is {} but its devices offer {}", n.spec->name,
+                      world_->resources.name(r), n.allocatable[r], device_alloc[r]));
     }
     std::int32_t free_whole = 0;
     const GpuModelInfo* m = gpu_model(n);
@@ -807,10 +815,10 @@ void Cluster::check_invariants() const {
         // MIG instances stay within the slots and never overlap.
         std::vector<int> slot(static_cast<std::size_t>(m->mig_memory_slots), 0);
         for (const MigInstance& inst : d.layout.instances) {
-          CAPSIM_CHECK(inst.profile < m->mig_profiles.size() &&
-                           inst.start + inst.size <= m->mig_memory_slots,
-                       fmt::format("node {} GPU {}: a MIG instance leaves the slot range",
-                                   n.spec->name, g));
+          CAPSIM_CHECK(
+              inst.profile < m->mig_profiles.size() &&
+                  inst.start + inst.size <= m->mig_memory_slots,
+              fmt::format("node {} GPU {}: a MIG instance leaves the slot range", n.spec->name, g));
           for (int k = inst.start; k < inst.start + inst.size; ++k) {
             CAPSIM_CHECK(++slot[static_cast<std::size_t>(k)] == 1,
                          fmt::format("node {} GPU {}: MIG instances overlap at slot {}",
@@ -820,14 +828,14 @@ void Cluster::check_invariants() const {
       }
     }
     const QuickNode& q = quick_[n.id];
-    CAPSIM_CHECK(q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
-                     q.gpus == n.free(kNvidiaGpu) && q.pods == n.free(kPods) &&
-                     q.whole_gpus == n.free_whole_gpus &&
-                     q.max_gpu_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
-                                                       [](std::int32_t most, const GpuDeviceState& g) {
-                                                         return std::max(most, 1000 - g.milli_used);
-                                                       }),
-                 fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
+    CAPSIM_CHECK(
+        q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) && q.gpus == n.free(kNvidiaGpu) &&
+            q.pods == n.free(kPods) && q.whole_gpus == n.free_whole_gpus &&
+            q.max_gpu_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
+                                              [](std::int32_t most, const GpuDeviceState& g) {
+                                                return std::max(most, 1000 - g.milli_used);
+                                              }),
+        fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));

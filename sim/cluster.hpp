@@ -43,7 +43,7 @@ struct NodeInfo {
   std::int32_t free_whole_gpus = 0;  // non-MIG GPUs with nothing on them
   // DRA: claims holding each device the node publishes (DraWorld::nodes[id].devices).
   std::vector<std::uint16_t> dra_used;
-  std::uint64_t generation = 0;      // bumped on every change
+  std::uint64_t generation = 0;  // bumped on every change
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
   // (preemption's what-if, nominated pods).
@@ -90,7 +90,7 @@ struct ClusterTotals {
   double cost_per_hour = 0;       // every node's price
   double mig_slices_total = 0;    // compute slices on MIG-enabled GPUs
   double mig_slices_unconfigured = 0;  // compute slices in no instance (stranded by the layout)
-  double mig_slices_idle = 0;     // compute slices in instances nobody holds
+  double mig_slices_idle = 0;          // compute slices in instances nobody holds
   // Per sharing mode of the node (GpuSharing: none, mig, time-slicing, mps, share).
   std::array<double, 5> mode_gpus{};
   std::array<double, 5> mode_allocated{};
@@ -202,6 +202,8 @@ std::string mig_resource_name(const std::string& profile);
 void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int sign);
 
 // A GPU-share pod's part of one GPU, in milli (1000 = the whole GPU).
-inline bool is_share_pod(const PodSpec& p) { return p.gpu_milli > 0 && p.gpu_milli < 1000; }
+inline bool is_share_pod(const PodSpec& p) {
+  return p.gpu_milli > 0 && p.gpu_milli < 1000;
+}
 
 }  // namespace capsim

@@ -58,11 +58,11 @@ struct DraNodeConfig {
 struct DeviceConfig {
   DraNodeConfig dra;  // enabled: the device plugin advertises nothing on this node
   MigStrategy mig_strategy = MigStrategy::kNone;
-  std::string mig_config;          // the mig-parted config name applied (for reports)
-  std::vector<GpuLayout> layouts;  // one per physical GPU; empty: every GPU whole
+  std::string mig_config;                     // the mig-parted config name applied (for reports)
+  std::vector<GpuLayout> layouts;             // one per physical GPU; empty: every GPU whole
   ShareMode sharing = ShareMode::kExclusive;  // time-slicing or MPS for the resources below
   std::vector<SharedResource> shared;
-  bool rename_by_default = false;              // <name>.shared
+  bool rename_by_default = false;  // <name>.shared
   bool fail_requests_greater_than_one = false;
   std::string plugin_config;  // the device-plugin config key applied (for reports)
 
@@ -85,10 +85,10 @@ struct DeviceUnit {
   std::uint16_t replicas = 1;  // pods it can take at once; 0: retired
   std::uint16_t used = 0;
   // What one holder gets, relative to the whole physical GPU.
-  double capacity = 1.0;       // compute capacity fraction (MIG: from SMs and memory slices)
-  double alloc_weight = 1.0;   // share of the GPU it stands for (MIG: compute slices / 7)
-  double thread_cap = 1.0;     // MPS: floor(100 / replicas) / 100
-  std::int64_t memory = 0;     // bytes of the device (GPU or MIG instance)
+  double capacity = 1.0;          // compute capacity fraction (MIG: from SMs and memory slices)
+  double alloc_weight = 1.0;      // share of the GPU it stands for (MIG: compute slices / 7)
+  double thread_cap = 1.0;        // MPS: floor(100 / replicas) / 100
+  std::int64_t memory = 0;        // bytes of the device (GPU or MIG instance)
   std::int64_t memory_limit = 0;  // per holder: MPS floor(memory / replicas), else memory
   // Published through DRA (the node's DraNodeConfig is enabled): held by resource claims, not
   // advertised as an extended resource; `used` counts the claims holding it (0 or 1).

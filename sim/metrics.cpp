@@ -239,7 +239,8 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   if (in.mig_slice_seconds_total > 0) {
     // MIG compute slices: in no instance (stranded by the layout), in instances nobody held, and
     // in instances nobody held while pods were waiting (no waiting pod fitted them).
-    put("mig_slices_unconfigured_ratio_mean", in.mig_slice_seconds_unconfigured / in.mig_slice_seconds_total);
+    put("mig_slices_unconfigured_ratio_mean",
+        in.mig_slice_seconds_unconfigured / in.mig_slice_seconds_total);
     put("mig_slices_idle_ratio_mean", in.mig_slice_seconds_idle / in.mig_slice_seconds_total);
     put("mig_slices_idle_while_waiting_ratio_mean",
         in.mig_slice_seconds_idle_while_waiting / in.mig_slice_seconds_total);

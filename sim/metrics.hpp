@@ -24,8 +24,8 @@ struct Integrals {
   std::array<double, 5> mode_allocated{};  // per GpuSharing mode
   std::array<double, 5> mode_busy{};
   double mig_slice_seconds_total = 0;
-  double mig_slice_seconds_unconfigured = 0;  // compute slices in no instance
-  double mig_slice_seconds_idle = 0;          // in instances nobody held
+  double mig_slice_seconds_unconfigured = 0;        // compute slices in no instance
+  double mig_slice_seconds_idle = 0;                // in instances nobody held
   double mig_slice_seconds_idle_while_waiting = 0;  // ... while pods were waiting
   // `pods_waiting`: whether pods were pending since the last call (for stranded capacity).
   void advance(SimTime now, const ClusterTotals& t, bool pods_waiting = false);

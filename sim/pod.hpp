@@ -111,7 +111,7 @@ void derive_device_requests(PodSpec& pod, const ResourceNames& names);
 struct PodState {
   PodPhase phase = PodPhase::kNotArrived;
   NodeId node = kNoNode;
-  std::vector<std::uint16_t> gpus;   // physical GPUs it uses on `node` (for reports)
+  std::vector<std::uint16_t> gpus;  // physical GPUs it uses on `node` (for reports)
   // Where it ran last, kept after it is released (the report's pod.node and pod.devices).
   NodeId last_node = kNoNode;
   std::vector<std::uint16_t> last_gpus;
@@ -124,13 +124,13 @@ struct PodState {
   std::string claim_devices;                 // the last allocation, for reports: "gpu: gpu-3 (gpu)"
   std::vector<ClaimAllocation> last_claims;  // the last allocation (devices), for reports
   NodeId last_claims_node = kNoNode;         // and the node it was on
-  SimTime restart_at = -1;           // in crash back-off until then (still holding devices)
-  std::int32_t oom_kills = 0;        // times it was OOM-killed
-  bool memory_peaked = false;        // reached its peak GPU memory in the current run
-  std::uint64_t run_version = 0;     // memory checks, restarts and terminations carry it
-  double gpu_seconds_lost_oom = 0;   // GPU time of runs ended by an OOM kill
-  SimTime submit = -1;               // first arrival
-  SimTime pending_since = -1;        // start of the current wait
+  SimTime restart_at = -1;                   // in crash back-off until then (still holding devices)
+  std::int32_t oom_kills = 0;                // times it was OOM-killed
+  bool memory_peaked = false;                // reached its peak GPU memory in the current run
+  std::uint64_t run_version = 0;             // memory checks, restarts and terminations carry it
+  double gpu_seconds_lost_oom = 0;           // GPU time of runs ended by an OOM kill
+  SimTime submit = -1;                       // first arrival
+  SimTime pending_since = -1;                // start of the current wait
   SimTime first_start = -1;
   SimTime start = -1;         // start of the current attempt
   SimTime end = -1;           // terminal time

@@ -92,7 +92,8 @@ double Simulation::own_rate(PodId pod, NodeId node) const {
   if (st.units.empty()) {
     f = opt_.device_model->factor(cluster_, info, pod, -1);
   } else {
-    for (std::uint16_t u : st.units) f = std::min(f, opt_.device_model->factor(cluster_, info, pod, u));
+    for (std::uint16_t u : st.units)
+      f = std::min(f, opt_.device_model->factor(cluster_, info, pod, u));
   }
   return speed * f;
 }
@@ -104,7 +105,8 @@ void Simulation::set_rate(PodId pod, double rate) {
   if (std::abs(rate - s.rate) < 1e-12 && s.progress_at >= 0) return;
   // Bank the work done at the old rate, then re-plan the completion at the new one.
   if (s.progress_at >= 0 && s.rate > 0) {
-    const auto done = static_cast<SimDuration>(std::floor(static_cast<double>(now - s.progress_at) * s.rate));
+    const auto done =
+        static_cast<SimDuration>(std::floor(static_cast<double>(now - s.progress_at) * s.rate));
     s.work_left = std::max<SimDuration>(0, s.work_left - done);
   }
   s.progress_at = now;
@@ -142,7 +144,8 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
       }
     }
   }
-  for (PodId p : affected) set_rate(p, pod_rate(p, cluster_.pod(p).node));
+  for (PodId p : affected)
+    set_rate(p, pod_rate(p, cluster_.pod(p).node));
   if (opt_.device_model != nullptr) {
     integrate();
     for (std::uint16_t g : gpus) {
@@ -290,8 +293,8 @@ void Simulation::handle(const Event& e, Engine& engine) {
       integrate();
       cluster_.end_reconfigure(e.subject, gpu, it->second);
       ledger_.node_changed(e.subject);
-      record("mig_reconfigured", kNoPod, e.subject, fmt::format("GPU {}: {} instance(s)", gpu,
-                                                                it->second.instances.size()));
+      record("mig_reconfigured", kNoPod, e.subject,
+             fmt::format("GPU {}: {} instance(s)", gpu, it->second.instances.size()));
       target_layouts_.erase(it);
       cluster_event(fw::kEvNodeChanged);
       break;
@@ -437,16 +440,19 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   for (std::size_t i = 0; i < s.units.size(); ++i) {
     const DeviceUnit& u = n.units[s.units[i]];
     if (u.instance >= 0) {
-      const MigInstance& inst = n.gpus[u.gpu].layout.instances[static_cast<std::size_t>(u.instance)];
+      const MigInstance& inst =
+          n.gpus[u.gpu].layout.instances[static_cast<std::size_t>(u.instance)];
       devices += fmt::format("{}gpu{}/mig-{}@{}", i ? "," : "", u.gpu,
                              world_->gpu_models[n.spec->gpu_model].mig_profiles[inst.profile].name,
                              static_cast<int>(inst.start));
     } else {
       devices += fmt::format("{}gpu{}", i ? "," : "", u.gpu);
     }
-    if (u.mode != ShareMode::kExclusive) devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
+    if (u.mode != ShareMode::kExclusive)
+      devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
   }
-  if (placement.share_gpu >= 0) devices = fmt::format("gpu{}({}m)", placement.share_gpu, spec.gpu_milli);
+  if (placement.share_gpu >= 0)
+    devices = fmt::format("gpu{}({}m)", placement.share_gpu, spec.gpu_milli);
   if (!spec.claims.empty()) {
     // DRA: which devices each claim holds, e.g. "gpu0 [claims gpu: gpu-0 (gpu)]".
     devices += fmt::format("{}[claims {}]", devices.empty() ? "" : " ", s.claim_devices);
@@ -496,7 +502,8 @@ void Simulation::release_pod(PodId pod) {
   reevaluate(node, gpus);
 }
 
-void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail) {
+void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind,
+                          std::string detail) {
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
@@ -631,7 +638,8 @@ double Simulation::gpu_share(PodId pod) const {
   if (s.units.empty()) return is_share_pod(spec) ? spec.gpu_milli / 1000.0 : 0.0;
   const NodeInfo& n = cluster_.node(s.node);
   double share = 0;
-  for (std::uint16_t u : s.units) share += n.units[u].alloc_weight / std::max<std::uint16_t>(1, n.units[u].replicas);
+  for (std::uint16_t u : s.units)
+    share += n.units[u].alloc_weight / std::max<std::uint16_t>(1, n.units[u].replicas);
   return share;
 }
 
@@ -660,12 +668,14 @@ void Simulation::oom_kill(PodId pod) {
     // The kubelet restarts the container in place after CrashLoopBackOff: 10 s doubling to 5 min.
     ++s.restarts;
     SimDuration backoff = 10 * kSecond;
-    for (int i = 1; i < s.restarts && backoff < 5 * kMinute; ++i) backoff *= 2;
+    for (int i = 1; i < s.restarts && backoff < 5 * kMinute; ++i)
+      backoff *= 2;
     backoff = std::min(backoff, 5 * kMinute);
     s.phase = PodPhase::kCrashBackoff;
     s.restart_at = now + backoff;
     s.memory_peaked = false;
-    record("oom_kill", pod, node, fmt::format("OOMKilled; restarting in place in {}", format_duration(backoff)));
+    record("oom_kill", pod, node,
+           fmt::format("OOMKilled; restarting in place in {}", format_duration(backoff)));
     reevaluate(node, s.gpus);
     ++pending_restarts_;
     engine_.schedule(now + backoff, kRestart, pod, s.run_version);
@@ -675,13 +685,15 @@ void Simulation::oom_kill(PodId pod) {
     // A Job's pod: the controller creates a replacement after its back-off (10 s doubling, 6 min).
     ++s.restarts;
     SimDuration backoff = 10 * kSecond;
-    for (int i = 1; i < s.restarts && backoff < 6 * kMinute; ++i) backoff *= 2;
+    for (int i = 1; i < s.restarts && backoff < 6 * kMinute; ++i)
+      backoff *= 2;
     backoff = std::min(backoff, 6 * kMinute);
     s.phase = PodPhase::kPending;  // the replacement, not yet queued
     release_pod(pod);
     s.pending_since = now;
     s.last_reason = 0;
-    record("oom_kill", pod, node, fmt::format("OOMKilled; recreated in {}", format_duration(backoff)));
+    record("oom_kill", pod, node,
+           fmt::format("OOMKilled; recreated in {}", format_duration(backoff)));
     ++pending_restarts_;
     engine_.schedule(now + backoff, kRecreate, pod, 0);
     gang_member_stopped(pod, "oom_kill");

@@ -14,12 +14,12 @@
 #include "sim/cluster.hpp"
 #include "sim/cost_ledger.hpp"
 #include "sim/device_model.hpp"
-#include "sim/reconfigurer.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
 #include "sim/queueing/admission.hpp"
+#include "sim/reconfigurer.hpp"
 #include "sim/recorder.hpp"
 
 namespace capsim {
@@ -100,11 +100,11 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kLeftoverFlush,
     kAdmissionCycle,
     kAdmissionTimer,
-    kMemoryPeak,      // a pod reaches its peak GPU memory: OOM check
-    kRestart,         // a crashed container restarts in place
-    kRecreate,        // a controller recreates an OOM-killed pod
-    kReconfigureEnd,  // a MIG re-layout finishes (subject: node, data: gpu)
-    kReconfigureTick, // time to let the re-layout policy look at pending demand
+    kMemoryPeak,       // a pod reaches its peak GPU memory: OOM check
+    kRestart,          // a crashed container restarts in place
+    kRecreate,         // a controller recreates an OOM-killed pod
+    kReconfigureEnd,   // a MIG re-layout finishes (subject: node, data: gpu)
+    kReconfigureTick,  // time to let the re-layout policy look at pending demand
   };
 
   void on_arrival(SimTime t);

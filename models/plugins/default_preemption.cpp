@@ -18,8 +18,12 @@ DefaultPreemption::DefaultPreemption(PluginContext& ctx, DefaultPreemptionArgs a
 
 namespace {
 
-void scratch_remove(NodeInfo& n, const PodSpec& s, const PodState& ps) { apply_holdings(n, s, ps, -1); }
-void scratch_add(NodeInfo& n, const PodSpec& s, const PodState& ps) { apply_holdings(n, s, ps, +1); }
+void scratch_remove(NodeInfo& n, const PodSpec& s, const PodState& ps) {
+  apply_holdings(n, s, ps, -1);
+}
+void scratch_add(NodeInfo& n, const PodSpec& s, const PodState& ps) {
+  apply_holdings(n, s, ps, +1);
+}
 
 // MoreImportantPod: higher priority, then earlier start.
 bool more_important(const fw::Snapshot& snap, PodId a, PodId b) {

@@ -1,7 +1,8 @@
 #include "models/plugins/gpu_devices.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace capsim::plugins {
 
@@ -40,9 +41,8 @@ std::int32_t free_units(const NodeInfo& node, ResourceId resource) {
 fw::Status GpuDevices::filter(const fw::CycleState& /*state*/, const PodSpec& pod,
                               const NodeInfo& node) const {
   if (node.gpus.empty()) return fw::Status::unresolvable(no_gpu_);
-  if (!pod.gpu_models.empty() &&
-      std::find(pod.gpu_models.begin(), pod.gpu_models.end(), node.spec->gpu_model) ==
-          pod.gpu_models.end()) {
+  if (!pod.gpu_models.empty() && std::find(pod.gpu_models.begin(), pod.gpu_models.end(),
+                                           node.spec->gpu_model) == pod.gpu_models.end()) {
     return fw::Status::unresolvable(wrong_model_);
   }
   if (is_share_pod(pod)) {
@@ -78,11 +78,13 @@ bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_
     }
   }
   std::int32_t block = 1;
-  while (block < count) block *= 2;
+  while (block < count)
+    block *= 2;
   if (block <= ngpus) {
     for (std::int32_t start = 0; start + block <= ngpus; start += block) {
       bool free = true;
-      for (std::int32_t g = start; g < start + count && free; ++g) free = unit_of[static_cast<std::size_t>(g)] >= 0;
+      for (std::int32_t g = start; g < start + count && free; ++g)
+        free = unit_of[static_cast<std::size_t>(g)] >= 0;
       if (free) {
         for (std::int32_t g = start; g < start + count; ++g) {
           out.push_back(static_cast<std::uint16_t>(unit_of[static_cast<std::size_t>(g)]));
@@ -137,7 +139,8 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
     if (shared && count > 1) {
       const auto& dc = node.spec->devices;
       if (sample->mode == ShareMode::kMps || dc.fail_requests_greater_than_one) {
-        placement.admission_error = "UnexpectedAdmissionError: maximum request size for shared resources is 1";
+        placement.admission_error =
+            "UnexpectedAdmissionError: maximum request size for shared resources is 1";
       }
     }
     if (!shared && sample->instance < 0) {
@@ -173,7 +176,8 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
         if (shared) {
           // Least used first.
           const double fu = static_cast<double>(u.used + used[i]) / u.replicas;
-          const double fb = static_cast<double>(b.used + used[static_cast<std::size_t>(best)]) / b.replicas;
+          const double fb =
+              static_cast<double>(b.used + used[static_cast<std::size_t>(best)]) / b.replicas;
           better = fu < fb;
         } else {
           // The GPU with the fewest free instances first.

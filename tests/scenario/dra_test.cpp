@@ -102,8 +102,9 @@ std::string claim_pod(const std::string& name, const std::vector<std::string>& c
   std::string out = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
                     "\n  annotations:\n    capsim.io/arrival: " + arrival +
                     "\n    capsim.io/duration: " + duration + "\n    capsim.io/gpu-util: \"" +
-                    util +
-                    "\"" + (gpu_memory.empty() ? "" : "\n    capsim.io/gpu-memory: " + gpu_memory) + "\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: "
+                    util + "\"" +
+                    (gpu_memory.empty() ? "" : "\n    capsim.io/gpu-memory: " + gpu_memory) +
+                    "\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: "
                     "1}\n      claims:\n";
   for (const std::string& c : claims) {
     const auto colon = c.find("name: ") + 6;
@@ -250,7 +251,8 @@ spec:
     CHECK(r.pod("four").status == "unschedulable");
     CHECK(r.event("four", "pending")
               .find("cannot allocate all claims (claim gpus: its requests cannot be satisfied "
-                    "together (no devices of the node meet its constraints))") != std::string::npos);
+                    "together (no devices of the node meet its constraints))") !=
+          std::string::npos);
   }
 
   TEST_CASE("firstAvailable falls back from B200 to A100 when no B200 is free") {

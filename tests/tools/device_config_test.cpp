@@ -214,14 +214,17 @@ data:
 
 TEST_CASE("MIG profile names from other driver versions are accepted as aliases") {
   // Drivers 535/545 called the A100-80GB 3g profile 3g.39gb; the layout resolves to 3g.40gb.
-  const char* cfg = "version: v1\nmig-configs:\n  old-driver:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"3g.39gb\": 2}\n";
+  const char* cfg =
+      "version: v1\nmig-configs:\n  old-driver:\n    - devices: all\n      mig-enabled: true\n     "
+      " mig-devices: {\"3g.39gb\": 2}\n";
   World w;
   WorldBuilder b(w, GpuCatalog::builtin());
   DeviceConfigs configs;
   configs.add_mig_parted(YamlNode::load_string(cfg, "old.yaml"));
   const GpuModel* m = GpuCatalog::builtin().find("A100-80GB");
   const GpuModelInfo info = to_model_info(*m);
-  DeviceConfig dc = configs.resolve(*m, info, 1, "old-driver", MigStrategy::kMixed, "", InputLocation{"t", 1, 1, ""});
+  DeviceConfig dc = configs.resolve(*m, info, 1, "old-driver", MigStrategy::kMixed, "",
+                                    InputLocation{"t", 1, 1, ""});
   REQUIRE(dc.layouts.at(0).instances.size() == 2);
   CHECK(info.mig_profiles[dc.layouts[0].instances[0].profile].name == "3g.40gb");
 }

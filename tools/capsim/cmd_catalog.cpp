@@ -53,13 +53,14 @@ int cmd_catalog(const std::vector<std::string>& args) {
         std::string out = "[";
         for (std::size_t i = 0; i < layouts.size(); ++i) {
           const auto placed = place_profiles(info, layouts[i]);
-          out += fmt::format("{}\n  {{\"layout\": \"{}\", \"compute_slices\": {}, \"instances\": [", i ? "," : "",
-                             json_escape(describe(info, layouts[i])), compute_slices(info, layouts[i]));
+          out += fmt::format("{}\n  {{\"layout\": \"{}\", \"compute_slices\": {}, \"instances\": [",
+                             i ? "," : "", json_escape(describe(info, layouts[i])),
+                             compute_slices(info, layouts[i]));
           for (std::size_t k = 0; k < placed->instances.size(); ++k) {
             const auto& inst = placed->instances[k];
-            out += fmt::format("{}{{\"profile\": \"{}\", \"start\": {}, \"size\": {}}}", k ? ", " : "",
-                               json_escape(info.mig_profiles[inst.profile].name), static_cast<int>(inst.start),
-                               static_cast<int>(inst.size));
+            out += fmt::format("{}{{\"profile\": \"{}\", \"start\": {}, \"size\": {}}}",
+                               k ? ", " : "", json_escape(info.mig_profiles[inst.profile].name),
+                               static_cast<int>(inst.start), static_cast<int>(inst.size));
           }
           out += "]}";
         }
@@ -69,20 +70,23 @@ int cmd_catalog(const std::vector<std::string>& args) {
       std::cout << fmt::format("Maximal MIG layouts of {} ({} memory slots, {} compute slots){}:\n",
                                m->name, info.mig_memory_slots, info.mig_compute_slots,
                                vm.count("media-extensions") ? "" : ", without +me profiles");
-      std::cout << fmt::format("  {:<44} {:>7}  {}\n", "LAYOUT", "COMPUTE", "PLACEMENT (profile@start slot)");
+      std::cout << fmt::format("  {:<44} {:>7}  {}\n", "LAYOUT", "COMPUTE",
+                               "PLACEMENT (profile@start slot)");
       std::size_t full = 0;
       for (const auto& l : layouts) {
         const auto placed = place_profiles(info, l);
         std::string where;
         for (const auto& inst : placed->instances) {
-          where += fmt::format("{}{}@{}", where.empty() ? "" : " ", info.mig_profiles[inst.profile].name,
-                               static_cast<int>(inst.start));
+          where += fmt::format("{}{}@{}", where.empty() ? "" : " ",
+                               info.mig_profiles[inst.profile].name, static_cast<int>(inst.start));
         }
         const auto c = compute_slices(info, l);
         if (c == info.mig_compute_slots) ++full;
-        std::cout << fmt::format("  {:<44} {:>5}/{}  {}\n", describe(info, l), c, info.mig_compute_slots, where);
+        std::cout << fmt::format("  {:<44} {:>5}/{}  {}\n", describe(info, l), c,
+                                 info.mig_compute_slots, where);
       }
-      std::cout << fmt::format("{} maximal layouts, {} of them use every compute slice.\n", layouts.size(), full);
+      std::cout << fmt::format("{} maximal layouts, {} of them use every compute slice.\n",
+                               layouts.size(), full);
       return kOk;
     }
     std::cout << (json ? render_model_json(*m) : render_model_detail(*m));

@@ -246,7 +246,6 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
   });
 }
 
-
 int import_job_log(const std::vector<std::string>& args) {
   return guarded("import", [&]() -> int {
     po::options_description opts(
@@ -328,17 +327,19 @@ int cmd_import(const std::vector<std::string>& args) {
   if (!args.empty() && args.front() == "alibaba-openb") return import_alibaba_openb(args);
   if (!args.empty() && is_job_trace_format(args.front())) return import_job_log(args);
   if (args.empty() || args.front() == "-h" || args.front() == "--help") {
-    std::cout << "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
-                 "Formats:\n"
-                 "  alibaba-openb   Alibaba GPU trace v2023 node and pod lists -> a capsim trace or "
-                 "scenario\n"
-                 "  helios, philly  public job logs -> capsim's job-level trace\n"
-                 "  capsim-jobs     capsim's job trace, normalised\n\n"
-                 "`capsim import FORMAT --help` lists a format's options.\n";
+    std::cout
+        << "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
+           "Formats:\n"
+           "  alibaba-openb   Alibaba GPU trace v2023 node and pod lists -> a capsim trace or "
+           "scenario\n"
+           "  helios, philly  public job logs -> capsim's job-level trace\n"
+           "  capsim-jobs     capsim's job trace, normalised\n\n"
+           "`capsim import FORMAT --help` lists a format's options.\n";
     return args.empty() ? kUsage : kOk;
   }
-  std::cerr << fmt::format("capsim import: error: unknown format '{}' (supported: alibaba-openb, {})\n",
-                           args.front(), fmt::join(job_trace_formats(), ", "));
+  std::cerr << fmt::format(
+      "capsim import: error: unknown format '{}' (supported: alibaba-openb, {})\n", args.front(),
+      fmt::join(job_trace_formats(), ", "));
   return kUsage;
 }
 

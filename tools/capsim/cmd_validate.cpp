@@ -10,12 +10,12 @@
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
-#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
@@ -189,10 +189,11 @@ int cmd_validate(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
     if (vm.count("help")) {
-      std::cout << opts
-                << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
-                   "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
-                 "Alibaba openb node and pod lists).\n";
+      std::cout
+          << opts
+          << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
+             "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
+             "Alibaba openb node and pod lists).\n";
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one file is required");

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <optional>
 
-#include "models/fill_experiment.hpp"
 #include "models/device_model.hpp"
+#include "models/fill_experiment.hpp"
 #include "models/fragmentation.hpp"
 #include "models/mig_reconfigure.hpp"
 #include "models/plugin_registry.hpp"

@@ -1,8 +1,9 @@
 #include "tools/loaders/device_config.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 
 #include "models/mig_layout.hpp"
 
@@ -15,7 +16,8 @@ namespace {
 }
 
 std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -56,7 +58,8 @@ void DeviceConfigs::add_mig_parted(const YamlNode& doc) {
   for (const auto& [key, d] : unwrap_configmap(doc)) {
     MapReader m = d.map();
     const std::string version = m.str_or("version", "v1");
-    if (version != "v1") m.req("version").fail(fmt::format("unsupported version '{}' (v1)", version));
+    if (version != "v1")
+      m.req("version").fail(fmt::format("unsupported version '{}' (v1)", version));
     YamlNode configs = m.req("mig-configs");
     m.finish();
     for (const auto& [name, list] : configs.entries()) {
@@ -67,17 +70,20 @@ void DeviceConfigs::add_mig_parted(const YamlNode& doc) {
         entry.where = e.where();
         if (auto f = em.opt("device-filter")) {
           if (f->is_seq()) {
-            for (const YamlNode& x : f->seq()) entry.device_filter.push_back(x.str());
+            for (const YamlNode& x : f->seq())
+              entry.device_filter.push_back(x.str());
           } else {
             entry.device_filter.push_back(f->str());
           }
         }
         YamlNode devices = em.req("devices");
         if (devices.is_scalar()) {
-          if (devices.str() != "all") devices.fail("devices must be 'all' or a list of GPU indices");
+          if (devices.str() != "all")
+            devices.fail("devices must be 'all' or a list of GPU indices");
         } else {
           entry.all_devices = false;
-          for (const YamlNode& i : devices.seq()) entry.devices.push_back(static_cast<std::int32_t>(i.integer(0, 63)));
+          for (const YamlNode& i : devices.seq())
+            entry.devices.push_back(static_cast<std::int32_t>(i.integer(0, 63)));
         }
         entry.mig_enabled = em.req("mig-enabled").boolean();
         if (auto md = em.opt("mig-devices")) {
@@ -106,7 +112,8 @@ void DeviceConfigs::add_device_plugin_inline(const YamlNode& d, const std::strin
     MapReader fm = flags->map();
     if (auto ms = fm.opt("migStrategy")) {
       auto s = parse_mig_strategy(ms->str());
-      if (!s) ms->fail(fmt::format("migStrategy must be none, single or mixed, not '{}'", ms->str()));
+      if (!s)
+        ms->fail(fmt::format("migStrategy must be none, single or mixed, not '{}'", ms->str()));
       pc.mig_strategy = s;
     }
     for (const char* ignored : {"failOnInitError", "nvidiaDriverRoot", "gdsEnabled", "mofedEnabled",
@@ -134,8 +141,10 @@ void DeviceConfigs::add_device_plugin_inline(const YamlNode& d, const std::strin
         YamlNode rn = rm.req("name");
         res.name = rn.str();
         if (res.name != "nvidia.com/gpu" && res.name.rfind("nvidia.com/mig-", 0) != 0) {
-          rn.fail(fmt::format("'{}' cannot be shared: only nvidia.com/gpu and MIG resources "
-                              "(nvidia.com/mig-<profile>) can", res.name));
+          rn.fail(
+              fmt::format("'{}' cannot be shared: only nvidia.com/gpu and MIG resources "
+                          "(nvidia.com/mig-<profile>) can",
+                          res.name));
         }
         if (mps && res.name != "nvidia.com/gpu") {
           rn.fail("MPS shares only nvidia.com/gpu on whole GPUs, not MIG devices");
@@ -157,12 +166,14 @@ void DeviceConfigs::add_device_plugin_inline(const YamlNode& d, const std::strin
 }
 
 void DeviceConfigs::add_device_plugin(const YamlNode& doc, const std::string& name) {
-  for (const auto& [key, d] : unwrap_configmap(doc)) add_device_plugin_inline(d, key.empty() ? name : key);
+  for (const auto& [key, d] : unwrap_configmap(doc))
+    add_device_plugin_inline(d, key.empty() ? name : key);
 }
 
 std::vector<std::string> DeviceConfigs::plugin_config_names() const {
   std::vector<std::string> out;
-  for (const auto& [k, v] : plugin_) out.push_back(k);
+  for (const auto& [k, v] : plugin_)
+    out.push_back(k);
   return out;
 }
 
@@ -211,7 +222,8 @@ DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& i
       names.push_back(p.name);
       if (p.name == mig_config) preset = &p;
     }
-    for (const auto& [k, v] : mig_) names.push_back(k);
+    for (const auto& [k, v] : mig_)
+      names.push_back(k);
     if (preset == nullptr) {
       fail_at(where, fmt::format("unknown MIG config '{}' for {}{}", mig_config, model.name,
                                  did_you_mean(mig_config, names)));
@@ -239,37 +251,47 @@ DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& i
       const MigProfile* p = model.find_profile(name);
       if (p == nullptr) {
         std::vector<std::string> names;
-        for (const auto& q : model.mig_profiles) names.push_back(q.name);
+        for (const auto& q : model.mig_profiles)
+          names.push_back(q.name);
         fail_at(e.where, fmt::format("MIG config '{}': {} has no MIG profile '{}'{}", mig_config,
                                      model.name, name, did_you_mean(name, names)));
       }
       const auto idx = static_cast<std::uint16_t>(p - model.mig_profiles.data());
-      for (std::int32_t k = 0; k < count; ++k) wanted.push_back(idx);
+      for (std::int32_t k = 0; k < count; ++k)
+        wanted.push_back(idx);
     }
     GpuLayout layout;
     if (e.mig_enabled) {
       auto placed = place_profiles(info, wanted);
-      if (!placed) fail_at(e.where, fmt::format("MIG config '{}' is impossible: {}", mig_config, placed.error()));
+      if (!placed)
+        fail_at(e.where,
+                fmt::format("MIG config '{}' is impossible: {}", mig_config, placed.error()));
       layout = *placed;
     }
     for (std::int32_t g = 0; g < gpus; ++g) {
-      const bool applies = e.all_devices || std::find(e.devices.begin(), e.devices.end(), g) != e.devices.end();
+      const bool applies =
+          e.all_devices || std::find(e.devices.begin(), e.devices.end(), g) != e.devices.end();
       if (!applies || covered[static_cast<std::size_t>(g)]) continue;
       dc.layouts[static_cast<std::size_t>(g)] = layout;
       covered[static_cast<std::size_t>(g)] = true;
     }
     for (std::int32_t idx : e.devices) {
-      if (idx >= gpus) fail_at(e.where, fmt::format("MIG config '{}' names GPU {} but the node has {}", mig_config, idx, gpus));
+      if (idx >= gpus)
+        fail_at(e.where, fmt::format("MIG config '{}' names GPU {} but the node has {}", mig_config,
+                                     idx, gpus));
     }
   }
   // The single strategy needs every GPU MIG-enabled with one and the same profile.
   if (dc.mig_strategy == MigStrategy::kSingle) {
     std::optional<std::uint16_t> only;
     for (const GpuLayout& l : dc.layouts) {
-      if (!l.mig_enabled) fail_at(where, "the single MIG strategy needs MIG enabled on every GPU of the node");
+      if (!l.mig_enabled)
+        fail_at(where, "the single MIG strategy needs MIG enabled on every GPU of the node");
       for (const MigInstance& i : l.instances) {
         if (only && *only != i.profile) {
-          fail_at(where, "the single MIG strategy allows one MIG device type per node (this layout mixes several); use mixed");
+          fail_at(where,
+                  "the single MIG strategy allows one MIG device type per node (this layout mixes "
+                  "several); use mixed");
         }
         only = i.profile;
       }
@@ -282,7 +304,8 @@ DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& i
   }
   for (const SharedResource& r : dc.shared) {
     if (r.name != "nvidia.com/gpu" && dc.mig_strategy != MigStrategy::kMixed) {
-      fail_at(pc->where, fmt::format("{} can only be time-sliced under the mixed MIG strategy", r.name));
+      fail_at(pc->where,
+              fmt::format("{} can only be time-sliced under the mixed MIG strategy", r.name));
     }
   }
   return dc;

@@ -24,7 +24,7 @@ namespace capsim {
 struct MigConfigEntry {
   std::vector<std::string> device_filter;  // PCI ids like "0x233010DE"; empty: any
   bool all_devices = true;
-  std::vector<std::int32_t> devices;       // GPU indices when not all
+  std::vector<std::int32_t> devices;  // GPU indices when not all
   bool mig_enabled = false;
   std::vector<std::pair<std::string, std::int32_t>> mig_devices;  // profile -> count
   InputLocation where;

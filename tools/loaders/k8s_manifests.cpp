@@ -31,10 +31,9 @@ constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
 constexpr const char* kGang = "capsim.io/gang";
 
 const std::vector<std::string>& pod_annotations() {
-  static const std::vector<std::string> k = {kArrival,  kDuration,      kLongRunning,
-                                             kGpuUtil,  kGpuSmFraction, kGpuMemory,
-                                             kGpuMilli, kFails,         kQueue,
-                                             kGang};
+  static const std::vector<std::string> k = {kArrival,       kDuration,  kLongRunning, kGpuUtil,
+                                             kGpuSmFraction, kGpuMemory, kGpuMilli,    kFails,
+                                             kQueue,         kGang};
   return k;
 }
 

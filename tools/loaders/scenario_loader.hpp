@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "models/fill_experiment.hpp"
 #include "models/device_model.hpp"
+#include "models/fill_experiment.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"

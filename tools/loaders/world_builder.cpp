@@ -1,6 +1,7 @@
 #include "tools/loaders/world_builder.hpp"
 
 #include <fmt/format.h>
+
 #include <map>
 
 #include "models/yaml_reader.hpp"
@@ -97,8 +98,9 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       if (!is_device_resource(world_->resources.name(r))) continue;
       const auto it = advertised.find(world_->resources.name(r));
       const std::int64_t v = it == advertised.end() ? 0 : it->second;
-      if (from_manifest && r == kNvidiaGpu && node.allocatable[r] != 0 && node.allocatable[r] != v &&
-          dc.sharing == ShareMode::kExclusive && dc.mig_strategy == MigStrategy::kNone) {
+      if (from_manifest && r == kNvidiaGpu && node.allocatable[r] != 0 &&
+          node.allocatable[r] != v && dc.sharing == ShareMode::kExclusive &&
+          dc.mig_strategy == MigStrategy::kNone) {
         // A manifest's allocatable may hold back GPUs (e.g. an unhealthy one); keep it.
         node.capacity[r] = v;
         continue;
@@ -107,7 +109,8 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       node.allocatable[r] = v;
     }
     bool any_mig = false;
-    for (const auto& l : dc.layouts) any_mig = any_mig || l.mig_enabled;
+    for (const auto& l : dc.layouts)
+      any_mig = any_mig || l.mig_enabled;
     if (any_mig) {
       node.sharing = GpuSharing::kMig;
     } else if (dc.sharing == ShareMode::kTimeSliced) {
@@ -129,7 +132,8 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
       count = advertised["nvidia.com/gpu"];
       memory_mib = p.memory_bytes >> 20;
     }
-    const std::int32_t replicas = dc.sharing == ShareMode::kExclusive ? 1 : dc.replicas_for("nvidia.com/gpu");
+    const std::int32_t replicas =
+        dc.sharing == ShareMode::kExclusive ? 1 : dc.replicas_for("nvidia.com/gpu");
     if (replicas > 1 && !dc.rename_by_default) product += "-SHARED";
     label_default("nvidia.com/gpu.product", product);
     label_default("nvidia.com/gpu.count", std::to_string(count));
@@ -138,13 +142,16 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
     label_default("capsim.io/gpu-model", model->name);
     if (model->mig_capable()) label_default("nvidia.com/mig.capable", "true");
     if (dc.mig_strategy != MigStrategy::kNone) {
-      label_default("nvidia.com/mig.strategy", dc.mig_strategy == MigStrategy::kSingle ? "single" : "mixed");
+      label_default("nvidia.com/mig.strategy",
+                    dc.mig_strategy == MigStrategy::kSingle ? "single" : "mixed");
     }
     if (!dc.mig_config.empty()) label_default("nvidia.com/mig.config", dc.mig_config);
-    if (!dc.plugin_config.empty()) label_default("nvidia.com/device-plugin.config", dc.plugin_config);
-    label_default("nvidia.com/gpu.sharing-strategy", dc.sharing == ShareMode::kTimeSliced ? "time-slicing"
-                                                     : dc.sharing == ShareMode::kMps        ? "mps"
-                                                                                            : "none");
+    if (!dc.plugin_config.empty())
+      label_default("nvidia.com/device-plugin.config", dc.plugin_config);
+    label_default("nvidia.com/gpu.sharing-strategy", dc.sharing == ShareMode::kTimeSliced
+                                                         ? "time-slicing"
+                                                     : dc.sharing == ShareMode::kMps ? "mps"
+                                                                                     : "none");
     if (replicas > 1) label_default("nvidia.com/gpu.replicas", std::to_string(replicas));
     if (dc.sharing == ShareMode::kMps) label_default("nvidia.com/mps.capable", "true");
     if (dc.mig_strategy == MigStrategy::kMixed) {
