@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/backoff.hpp"
 #include "sim/check.hpp"
 
 namespace capsim::fw {
@@ -10,13 +11,8 @@ SchedulingQueue::SchedulingQueue(const Framework& fw) : fw_(&fw) {}
 
 SimDuration SchedulingQueue::backoff_duration(std::int32_t attempts) const {
   // calculateBackoffDuration: initial * 2^(attempts-1), capped at the maximum.
-  SimDuration d = fw_->config().pod_initial_backoff;
-  const SimDuration max = fw_->config().pod_max_backoff;
-  for (std::int32_t i = 1; i < attempts; ++i) {
-    if (d > max / 2) return max;
-    d *= 2;
-  }
-  return std::min(d, max);
+  return exponential_backoff(fw_->config().pod_initial_backoff, fw_->config().pod_max_backoff,
+                             attempts);
 }
 
 bool SchedulingQueue::is_backing_off(const Entry& e, SimTime now) const {

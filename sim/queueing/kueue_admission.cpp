@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/metrics.hpp"
 #include "sim/random.hpp"
@@ -714,10 +715,8 @@ void KueueAdmission::finish_eviction(Workload& w) {
                        w.pods_ready_evictions, *set.backoff_limit_count));
     } else {
       // backoff = backoffBaseSeconds x 2^(requeues - 1), at most backoffMaxSeconds.
-      SimDuration backoff = set.backoff_base;
-      for (std::int32_t i = 1; i < w.pods_ready_evictions && backoff < set.backoff_max; ++i)
-        backoff *= 2;
-      backoff = std::min(backoff, set.backoff_max);
+      const SimDuration backoff =
+          exponential_backoff(set.backoff_base, set.backoff_max, w.pods_ready_evictions);
       w.backoff_until = host_->now() + backoff;
       if (set.requeue_at_eviction_time) w.order_time = host_->now();
       w.state = WorkloadState::kBackoff;
