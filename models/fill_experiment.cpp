@@ -255,4 +255,11 @@ Summary FillCurve::summary() const {
   return s;
 }
 
+void FillExperiment::finish(Recorder& recorder, Summary& summary) {
+  for (const SampleRecord& r : curve_.samples())
+    recorder.record_sample(r);
+  for (auto& m : curve_.summary())
+    summary.push_back(std::move(m));
+}
+
 }  // namespace capsim

@@ -7,8 +7,9 @@
 // as a percentage of capacity; the curve is reported per integer percentage, averaging the
 // arrivals that round to it as the peer's analysis scripts do.
 //
-// prepare_fill() rewrites a loaded World's workload before the run; FillCurve observes the run
-// (SimulationOptions::after_attempt) and produces the `sample` rows and summary metrics.
+// prepare_fill() rewrites a loaded World's workload before the run; FillExperiment drives the run
+// (one attempt per pod, no time samples) and FillCurve, which it feeds after every attempt,
+// produces the `sample` rows and summary metrics.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 
 #include "models/fragmentation.hpp"
 #include "sim/cluster.hpp"
+#include "sim/experiment.hpp"
 #include "sim/recorder.hpp"
 #include "sim/world.hpp"
 
@@ -110,6 +112,24 @@ class FillCurve {
   bool started_ = false;
   std::int64_t placed_ = 0, failed_ = 0;
   std::vector<Point> points_;  // by percent
+};
+
+// The fill experiment as the Simulation sees it: a pod is placed on its one attempt or ends
+// unschedulable, nothing is sampled on the clock, and at the end the curve's rows and metrics
+// are reported.
+class FillExperiment final : public Experiment {
+ public:
+  FillExperiment(const World& world, const FragmentationMeter& meter) : curve_(world, meter) {}
+  bool retries_unschedulable() const override { return false; }
+  bool time_samples() const override { return false; }
+  void after_attempt(PodId pod, bool placed, const Cluster& cluster) override {
+    curve_.observe(pod, placed, cluster);
+  }
+  void finish(Recorder& recorder, Summary& summary) override;
+  const FillCurve& curve() const { return curve_; }
+
+ private:
+  FillCurve curve_;
 };
 
 }  // namespace capsim

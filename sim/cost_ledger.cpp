@@ -50,8 +50,13 @@ double DeviceCharge::stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
   return std::max(0.0, 1.0 - configured / model->mig_compute_slots);
 }
 
-CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge* charge)
-    : cluster_(&cluster), energy_(energy), charge_(charge ? charge : &default_charge_) {
+const DeviceCharge& DeviceCharge::standard() {
+  static const DeviceCharge standard;
+  return standard;
+}
+
+CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge& charge)
+    : cluster_(&cluster), energy_(energy), charge_(&charge) {
   CAPSIM_CHECK(energy_.pue >= 1.0 && energy_.price_per_kwh >= 0,
                "energy pricing needs PUE >= 1 and a non-negative price");
   queue_names_.push_back("");

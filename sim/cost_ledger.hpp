@@ -41,6 +41,9 @@ class DeviceCharge {
   // stranded bucket instead of idle.
   virtual double stranded_fraction(const NodeInfo& node, std::uint16_t gpu,
                                    const GpuModelInfo* model) const;
+
+  // The fact sheet's charge (above); a shared object without state.
+  static const DeviceCharge& standard();
 };
 
 // Integrated totals, in the run's currency and kWh.
@@ -63,8 +66,9 @@ struct QueueCost {
 
 class CostLedger {
  public:
-  // `charge` may be null (the default charge); it must outlive the ledger.
-  CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge* charge);
+  // `charge` must outlive the ledger.
+  CostLedger(const Cluster& cluster, EnergyPricing energy,
+             const DeviceCharge& charge = DeviceCharge::standard());
 
   // Integrates the current rates up to `now` (no-op when now <= the last time).
   void advance(SimTime now);
@@ -118,7 +122,6 @@ class CostLedger {
   const Cluster* cluster_;
   EnergyPricing energy_;
   const DeviceCharge* charge_;
-  DeviceCharge default_charge_;
 
   std::vector<Contribution> nodes_;
   std::vector<std::uint32_t> node_pool_;

@@ -23,6 +23,11 @@ class MigReconfigurer {
   virtual std::vector<Relayout> plan(const Cluster& cluster, const std::vector<PodId>& pending) = 0;
   // How long a re-layout takes (the GPU offers nothing meanwhile).
   virtual SimDuration duration() const = 0;
+  // How long after a failed scheduling attempt the policy looks at what waits; kEndOfTime: never.
+  virtual SimDuration interval() const = 0;
+
+  // The policy of a run without MIG re-layouts: it never looks, so layouts never change.
+  static MigReconfigurer& never();
 };
 
 }  // namespace capsim

@@ -14,18 +14,30 @@ namespace {
 constexpr SimDuration kLeftoverFlushPeriod = 30 * kSecond;  // flushUnschedulablePodsLeftover
 }
 
+const FragmentationMeter& FragmentationMeter::none() {
+  class None final : public FragmentationMeter {
+   public:
+    double node_fragment_milli(const NodeInfo&) const override { return 0; }
+  };
+  static const None none;
+  return none;
+}
+
 Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
-                       Recorder& recorder, SimulationOptions options)
+                       Recorder& recorder, const RunConfig& config, const RunModels& models,
+                       RunObservers observers)
     : world_(&world),
       cluster_(world),
       engine_(*this),
       fw_(&framework),
       reasons_(&reasons),
-      scheduler_(framework, cluster_, reasons, RandomStream(options.seed, "tie-break")),
+      scheduler_(framework, cluster_, reasons, RandomStream(config.seed, "tie-break")),
       queue_(framework),
       recorder_(&recorder),
-      opt_(std::move(options)),
-      ledger_(cluster_, opt_.energy, opt_.charge) {}
+      config_(config),
+      models_(models),
+      observers_(std::move(observers)),
+      ledger_(cluster_, config_.energy, *models_.charge) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -39,7 +51,7 @@ void Simulation::integrate() {
 bool Simulation::has_hard_work() const {
   return next_arrival_ < arrivals_.size() || pending_finishes_ > 0 || terminating_ > 0 ||
          pending_restarts_ > 0 || reconfiguring_ > 0 || queue_.active() > 0 ||
-         queue_.backoff() > 0 || (opt_.admission != nullptr && opt_.admission->busy());
+         queue_.backoff() > 0 || models_.admission->busy();
 }
 
 void Simulation::request_cycle() {
@@ -85,15 +97,14 @@ double Simulation::own_rate(PodId pod, NodeId node) const {
   if (st.phase != PodPhase::kRunning) return 0.0;
   if ((st.units.empty() && !is_share_pod(s)) || n.gpu_model == kNoGpuModel) return 1.0;
   const double speed = world_->gpu_models[n.gpu_model].relative_speed;
-  if (opt_.device_model == nullptr) return speed;
   // A multi-device pod moves at the pace of its slowest device.
   const NodeInfo& info = cluster_.node(node);
   double f = 1.0;
   if (st.units.empty()) {
-    f = opt_.device_model->factor(cluster_, info, pod, -1);
+    f = models_.devices.factor(cluster_, info, pod, -1);
   } else {
     for (std::uint16_t u : st.units)
-      f = std::min(f, opt_.device_model->factor(cluster_, info, pod, u));
+      f = std::min(f, models_.devices.factor(cluster_, info, pod, u));
   }
   return speed * f;
 }
@@ -146,27 +157,9 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
   }
   for (PodId p : affected)
     set_rate(p, pod_rate(p, cluster_.pod(p).node));
-  if (opt_.device_model != nullptr) {
-    integrate();
-    for (std::uint16_t g : gpus) {
-      cluster_.set_gpu_busy(node, g, opt_.device_model->gpu_busy(cluster_, n, g));
-    }
-  } else {
-    // Without a device model a GPU is as busy as its holders say (capped at 1).
-    integrate();
-    for (std::uint16_t g : gpus) {
-      double busy = 0;
-      for (PodId p : n.pods) {
-        const PodState& st = cluster_.pod(p);
-        if (st.phase != PodPhase::kRunning) continue;
-        const PodSpec& sp = cluster_.spec(p);
-        for (std::uint16_t h : st.gpus) {
-          if (h == g) busy += sp.gpu_util * (is_share_pod(sp) ? sp.gpu_milli / 1000.0 : 1.0);
-        }
-      }
-      cluster_.set_gpu_busy(node, g, busy);
-    }
-  }
+  integrate();
+  for (std::uint16_t g : gpus)
+    cluster_.set_gpu_busy(node, g, models_.devices.gpu_busy(cluster_, n, g));
   ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
@@ -183,35 +176,32 @@ RunResult Simulation::run(RunInfo& info) {
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
   jobs_.assign(world_->jobs.size(), JobState{});
   gangs_.assign(world_->gangs.size(), GangRun{});
-  if (opt_.admission != nullptr) opt_.admission->attach(*this);
+  models_.admission->attach(*this);
   node_frag_.assign(cluster_.nodes().size(), 0.0);
   node_frag_gen_.assign(cluster_.nodes().size(), ~std::uint64_t{0});
 
   recorder_->begin_run(info, *world_);
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
-  if (opt_.time_samples) engine_.schedule(0, kSample);
+  if (models_.experiment->time_samples()) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
-  if (opt_.device_model == nullptr) {
-    // Initial busy fractions (all idle) are already zero; nothing to do.
-  }
 
   // 2. The event loop.
-  if (opt_.horizon != kEndOfTime) {
-    engine_.run_until(opt_.horizon);
+  if (config_.horizon != kEndOfTime) {
+    engine_.run_until(config_.horizon);
   } else {
     engine_.run();
   }
   if (stop_requested_) throw Interrupted();
 
   // 3. Close the books at the end time.
-  const SimTime end = opt_.horizon != kEndOfTime ? opt_.horizon : engine_.now();
+  const SimTime end = config_.horizon != kEndOfTime ? config_.horizon : engine_.now();
   if (end > engine_.now()) engine_.run_until(end);
   integrate();
   refresh_fragmentation();
   SampleRecord last = make_sample();
-  if (opt_.time_samples) {
+  if (models_.experiment->time_samples()) {
     recorder_->record_sample(last);
-    if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+    models_.admission->sample(engine_.now(), *recorder_);
     record_pool_samples();
   }
 
@@ -226,13 +216,14 @@ RunResult Simulation::run(RunInfo& info) {
   out.cycles = scheduler_.cycles();
   out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sample_stats_, end,
                                 out.cycles, out.events);
-  if (opt_.admission != nullptr) opt_.admission->add_summary(out.summary, end);
+  models_.admission->add_summary(out.summary, end);
+  models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
 }
 
 void Simulation::handle(const Event& e, Engine& engine) {
-  if (opt_.should_stop && (engine.processed() & 1023) == 0 && opt_.should_stop()) {
+  if (observers_.should_stop && (engine.processed() & 1023) == 0 && observers_.should_stop()) {
     stop_requested_ = true;
   }
   if (stop_requested_) {
@@ -263,16 +254,16 @@ void Simulation::handle(const Event& e, Engine& engine) {
       break;
     case kAdmissionCycle:
       admission_scheduled_ = false;
-      opt_.admission->run_cycles();
+      models_.admission->run_cycles();
       break;
     case kAdmissionTimer:
-      opt_.admission->on_timer();
+      models_.admission->on_timer();
       break;
     case kLeftoverFlush:
       queue_.flush_unschedulable_leftover(e.time);
       if (queue_.has_active()) request_cycle();
       arm_backoff_wake();
-      if (has_hard_work() || (opt_.horizon != kEndOfTime && e.time < opt_.horizon)) {
+      if (has_hard_work() || (config_.horizon != kEndOfTime && e.time < config_.horizon)) {
         engine.schedule(e.time + kLeftoverFlushPeriod, kLeftoverFlush);
       }
       break;
@@ -306,18 +297,18 @@ void Simulation::handle(const Event& e, Engine& engine) {
     default:
       CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
   }
-  if (opt_.paranoid) {
+  if (config_.paranoid) {
     cluster_.check_invariants();
     check_queueing_invariants();
     ledger_.check_rates();
   }
-  if (opt_.progress && (engine.processed() & 4095) == 0) {
-    const double frac = opt_.horizon != kEndOfTime && opt_.horizon > 0
-                            ? static_cast<double>(e.time) / static_cast<double>(opt_.horizon)
+  if (observers_.progress && (engine.processed() & 4095) == 0) {
+    const double frac = config_.horizon != kEndOfTime && config_.horizon > 0
+                            ? static_cast<double>(e.time) / static_cast<double>(config_.horizon)
                             : (arrivals_.empty() ? 1.0
                                                  : static_cast<double>(next_arrival_) /
                                                        static_cast<double>(arrivals_.size()));
-    opt_.progress(std::min(1.0, frac));
+    observers_.progress(std::min(1.0, frac));
   }
 }
 
@@ -340,7 +331,7 @@ void Simulation::admit_pod(PodId pod) {
   s.pending_since = engine_.now();
   record("arrive", pod, kNoNode, "");
   // Pods of workloads that target a Kueue LocalQueue wait for admission first.
-  if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+  if (!models_.admission->on_pod_pending(pod)) {
     enqueue_for_scheduling(pod);
   }
 }
@@ -379,10 +370,10 @@ void Simulation::on_schedule_cycle() {
       queue_.done(pod);
       scheduler_.clear_nomination(pod);
       bind_pod(pod, r.placement);
-      if (opt_.after_attempt) opt_.after_attempt(pod, true, cluster_);
+      models_.experiment->after_attempt(pod, true, cluster_);
       continue;
     }
-    if (!opt_.retry_unschedulable) {
+    if (!models_.experiment->retries_unschedulable()) {
       // Placed once or never: the pod gives up without queueing, retry or preemption.
       queue_.done(pod);
       s.phase = PodPhase::kUnschedulable;
@@ -390,7 +381,7 @@ void Simulation::on_schedule_cycle() {
       s.waited += now - s.pending_since;
       s.last_unresolvable = r.unresolvable_everywhere;
       record("unschedulable", pod, kNoNode, r.message);
-      if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
+      models_.experiment->after_attempt(pod, false, cluster_);
       continue;
     }
     // Unschedulable (or a plugin error): remember why, requeue, maybe preempt.
@@ -402,7 +393,7 @@ void Simulation::on_schedule_cycle() {
     }
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
     queue_.add_unschedulable(pod, r.rejector_plugins, now);
-    if (opt_.after_attempt) opt_.after_attempt(pod, false, cluster_);
+    models_.experiment->after_attempt(pod, false, cluster_);
     arm_reconfigure();
     if (r.nominated_node != kNoNode && !r.victims.empty()) {
       scheduler_.nominate(pod, r.nominated_node);
@@ -431,8 +422,8 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.memory_peaked = false;
   ++s.runs;
   if (spec.gang != kNoGang) ++gangs_[spec.gang].running;
-  if (opt_.admission != nullptr) opt_.admission->on_pod_started(pod);
-  if (s.runs == 1 || opt_.restart_from_scratch) s.work_left = spec.duration;
+  models_.admission->on_pod_started(pod);
+  s.work_left = spec.duration;  // a restart begins again: no checkpoints
   s.progress_at = -1;
   s.rate = -1;
   std::string devices;
@@ -479,8 +470,8 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
                            : 1.0;
   s.ideal_runtime = static_cast<SimDuration>(std::ceil(static_cast<double>(spec.duration) / speed));
   ++s.run_version;
-  if (opt_.device_model != nullptr && !s.gpus.empty()) {
-    engine_.schedule(now + opt_.device_model->memory_ramp(), kMemoryPeak, pod, s.run_version);
+  if (!s.gpus.empty()) {
+    engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run_version);
   }
   cluster_event(fw::kEvAssignedPodAdded);
 }
@@ -520,7 +511,7 @@ void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind
     if (js.failed <= world_->jobs[spec.job].pod_template.max_restarts) create_job_pods(spec.job);
   }
   gang_member_stopped(pod, kind);
-  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+  models_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
@@ -551,7 +542,7 @@ void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
       create_job_pods(spec.job);
     }
   }
-  if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+  models_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
@@ -571,7 +562,7 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   ++s.run_version;     // and any memory check or restart
   s.phase = PodPhase::kTerminating;
   const SimTime now = engine_.now();
-  if (opt_.restart_from_scratch && was_running) {
+  if (was_running) {
     s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_share(victim);
   }
   ++terminating_;
@@ -611,8 +602,8 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
     s.pending_since = engine_.now();
     s.last_reason = 0;
     record("requeue", pod, node, "recreated after preemption");
-    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
-    if (opt_.admission == nullptr || !opt_.admission->on_pod_pending(pod)) {
+    models_.admission->on_pod_stopped(pod);
+    if (!models_.admission->on_pod_pending(pod)) {
       enqueue_for_scheduling(pod);
     }
   } else {
@@ -624,7 +615,7 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
       --js.active;
       ++js.failed;
     }
-    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    models_.admission->on_pod_stopped(pod);
   }
   cluster_event(fw::kEvAssignedPodDeleted);
 }
@@ -646,7 +637,7 @@ double Simulation::gpu_share(PodId pod) const {
 void Simulation::on_memory_peak(PodId pod, std::uint64_t version) {
   PodState& s = cluster_.pod(pod);
   if (s.run_version != version || s.phase != PodPhase::kRunning) return;
-  if (opt_.device_model->out_of_memory(cluster_, pod)) {
+  if (models_.devices.out_of_memory(cluster_, pod)) {
     oom_kill(pod);
     return;
   }
@@ -697,7 +688,7 @@ void Simulation::oom_kill(PodId pod) {
     ++pending_restarts_;
     engine_.schedule(now + backoff, kRecreate, pod, 0);
     gang_member_stopped(pod, "oom_kill");
-    if (opt_.admission != nullptr) opt_.admission->on_pod_stopped(pod);
+    models_.admission->on_pod_stopped(pod);
     cluster_event(fw::kEvAssignedPodDeleted);
     return;
   }
@@ -720,7 +711,7 @@ void Simulation::on_restart(PodId pod, std::uint64_t version) {
   record("restart", pod, s.node, "container restarted after OOM");
   if (spec.duration != kEndOfTime) ++pending_finishes_;
   reevaluate(s.node, s.gpus);
-  engine_.schedule(now + opt_.device_model->memory_ramp(), kMemoryPeak, pod, s.run_version);
+  engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run_version);
 }
 
 void Simulation::on_recreate(PodId pod) {
@@ -733,14 +724,13 @@ void Simulation::on_recreate(PodId pod) {
 }
 
 void Simulation::on_reconfigure_tick() {
-  if (opt_.reconfigurer == nullptr) return;
   std::vector<PodId> pending;
   for (PodId p = 0; p < cluster_.pods().size(); ++p) {
     if (cluster_.pod(p).phase == PodPhase::kPending && queue_.contains(p)) pending.push_back(p);
   }
   if (pending.empty()) return;
   const SimTime now = engine_.now();
-  for (const Relayout& r : opt_.reconfigurer->plan(cluster_, pending)) {
+  for (const Relayout& r : models_.reconfigurer->plan(cluster_, pending)) {
     const NodeInfo& n = cluster_.node(r.node);
     const GpuDeviceState& g = n.gpus.at(r.gpu);
     if (g.holders != 0 || g.reconfiguring) continue;  // only idle GPUs change layout
@@ -751,23 +741,23 @@ void Simulation::on_reconfigure_tick() {
     ++reconfiguring_;
     record("mig_reconfigure", kNoPod, r.node,
            fmt::format("GPU {} to {} instance(s), {} to apply", r.gpu, r.layout.instances.size(),
-                       format_duration(opt_.reconfigurer->duration())));
-    engine_.schedule(now + opt_.reconfigurer->duration(), kReconfigureEnd, r.node, r.gpu);
+                       format_duration(models_.reconfigurer->duration())));
+    engine_.schedule(now + models_.reconfigurer->duration(), kReconfigureEnd, r.node, r.gpu);
   }
 }
 
 void Simulation::arm_reconfigure() {
-  if (opt_.reconfigurer == nullptr || reconfigure_armed_) return;
+  const SimDuration interval = models_.reconfigurer->interval();
+  if (reconfigure_armed_ || interval == kEndOfTime) return;  // never() never looks
   reconfigure_armed_ = true;
-  engine_.schedule(engine_.now() + opt_.reconfigure_interval, kReconfigureTick);
+  engine_.schedule(engine_.now() + interval, kReconfigureTick);
 }
 
 void Simulation::refresh_fragmentation() {
-  if (opt_.fragmentation == nullptr) return;
   const auto& nodes = cluster_.nodes();
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (node_frag_gen_[n] == nodes[n].generation) continue;
-    const double f = opt_.fragmentation->node_fragment_milli(nodes[n]);
+    const double f = models_.fragmentation->node_fragment_milli(nodes[n]);
     frag_total_ += f - node_frag_[n];
     node_frag_[n] = f;
     node_frag_gen_[n] = nodes[n].generation;
@@ -785,8 +775,8 @@ SampleRecord Simulation::make_sample() {
   r.gpu_memory_used_mib = t.gpu_memory_used_mib;
   r.pods_running = t.pods_running;
   // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
-  r.pods_pending = static_cast<std::int64_t>(
-      queue_.size() + parked_ + (opt_.admission != nullptr ? opt_.admission->held_pods() : 0));
+  r.pods_pending =
+      static_cast<std::int64_t>(queue_.size() + parked_ + models_.admission->held_pods());
   r.fragmented_gpus = frag_total_ / 1000.0;
   r.power_w = t.power_w;
   r.cost_per_hour = ledger_.cost_per_hour();  // hardware + energy
@@ -809,10 +799,10 @@ void Simulation::on_sample() {
   integrate();
   refresh_fragmentation();
   recorder_->record_sample(make_sample());
-  if (opt_.admission != nullptr) opt_.admission->sample(engine_.now(), *recorder_);
+  models_.admission->sample(engine_.now(), *recorder_);
   record_pool_samples();
-  const SimTime next = engine_.now() + opt_.sample_interval;
-  if (has_hard_work() || (opt_.horizon != kEndOfTime && next <= opt_.horizon)) {
+  const SimTime next = engine_.now() + config_.sample_interval;
+  if (has_hard_work() || (config_.horizon != kEndOfTime && next <= config_.horizon)) {
     engine_.schedule(next, kSample);
   }
 }

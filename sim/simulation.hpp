@@ -15,6 +15,7 @@
 #include "sim/cost_ledger.hpp"
 #include "sim/device_model.hpp"
 #include "sim/engine.hpp"
+#include "sim/experiment.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
@@ -25,45 +26,51 @@
 namespace capsim {
 
 // Measures fragmentation on a node: GPU capacity (in milli) that is free but that the workload's
-// typical pods could not use. Implemented in models/ (the FGD measure); optional.
+// typical pods could not use. Implemented in models/ (the FGD measure); `none()` measures none.
 class FragmentationMeter {
  public:
   virtual ~FragmentationMeter() = default;
   virtual double node_fragment_milli(const NodeInfo& node) const = 0;
+  // A meter that finds no fragmentation anywhere (runs that do not measure it).
+  static const FragmentationMeter& none();
 };
 
-struct SimulationOptions {
+// What the scenario says about a run: plain data, copyable and printable. Pods lost to
+// preemption or eviction restart from the beginning (no checkpoints).
+struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
   bool paranoid = false;  // check every invariant after every event
+  EnergyPricing energy;   // energy price and PUE for cost attribution
+};
+
+// The run's collaborators. None is ever null: each has a real default object that does nothing
+// (LevelDB's Options: "Default: Env::Default()"), so the Simulation never asks whether one is
+// there. None is owned; each must outlive the run. The device model has no default: tests
+// simulate the same physics as `capsim run` (models/device_model.hpp's SharingDeviceModel).
+struct RunModels {
+  // Speed, busy and memory rules of the devices.
+  const DeviceModel& devices;
+  // The admission layer in front of the scheduling queue (Kueue); none(): pods go straight to
+  // the scheduler.
+  AdmissionController* admission = &AdmissionController::none();
+  // A MIG re-layout policy consulted while pods wait; never(): layouts never change.
+  MigReconfigurer* reconfigurer = &MigReconfigurer::never();
+  // Free GPU capacity the workload could not use, for the samples; none() measures nothing.
+  const FragmentationMeter* fragmentation = &FragmentationMeter::none();
+  // What fraction of a device a pod is charged for (cost attribution).
+  const DeviceCharge* charge = &DeviceCharge::standard();
+  // How arrivals, retries and samples are driven; replay() is a cluster's own behaviour.
+  Experiment* experiment = &Experiment::replay();
+};
+
+// Who watches a run from outside; both may be empty.
+struct RunObservers {
   // Called now and then with the fraction of the run done (0..1); for progress bars.
   std::function<void(double)> progress;
-  const FragmentationMeter* fragmentation = nullptr;
   // Polled every 1024 events; returning true stops the run (run() then throws Interrupted).
   std::function<bool()> should_stop;
-  // Work lost by a preempted pod: it restarts from the beginning (no checkpoints).
-  bool restart_from_scratch = true;
-  // false: a pod whose scheduling attempt fails ends as unschedulable at once, with no queueing,
-  // retry or preemption (fill experiments, as the FGD study's simulator does).
-  bool retry_unschedulable = true;
-  // Time-driven `sample` rows; off when the run records its own (e.g. per arrived percentage).
-  bool time_samples = true;
-  // Called after every scheduling attempt with the cluster as the attempt left it.
-  std::function<void(PodId pod, bool placed, const Cluster& cluster)> after_attempt;
-  // The admission layer in front of the scheduling queue (Kueue), or nullptr: pods then go
-  // straight to the scheduler. Not owned; it must outlive the run.
-  AdmissionController* admission = nullptr;
-  // Cost attribution: energy price and PUE, and what fraction of a device a pod is charged for
-  // (null: whole GPU = 1, GPU share = milli / 1000). The charge must outlive the run.
-  EnergyPricing energy;
-  const DeviceCharge* charge = nullptr;
-  // Speed, busy and memory rules of the devices. nullptr: every pod runs at its GPU model's
-  // relative speed and nothing runs out of memory.
-  const DeviceModel* device_model = nullptr;
-  // A MIG re-layout policy run now and then while pods wait (nullptr: layouts never change).
-  MigReconfigurer* reconfigurer = nullptr;
-  SimDuration reconfigure_interval = kMinute;
 };
 
 struct RunResult {
@@ -77,7 +84,8 @@ struct RunResult {
 class Simulation final : public EventHandler, private AdmissionHost {
  public:
   Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
-             Recorder& recorder, SimulationOptions options);
+             Recorder& recorder, const RunConfig& config, const RunModels& models,
+             RunObservers observers = {});
 
   // Runs to completion (or the horizon). `info` is passed to the recorder; its status and
   // times are filled in.
@@ -168,7 +176,9 @@ class Simulation final : public EventHandler, private AdmissionHost {
   fw::Scheduler scheduler_;
   fw::SchedulingQueue queue_;
   Recorder* recorder_;
-  SimulationOptions opt_;
+  RunConfig config_;
+  RunModels models_;
+  RunObservers observers_;
 
   struct Arrival {
     SimTime time;

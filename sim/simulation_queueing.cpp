@@ -171,7 +171,7 @@ void Simulation::request_admission() {
 }
 
 void Simulation::check_queueing_invariants() const {
-  if (opt_.admission != nullptr) opt_.admission->check_invariants();
+  models_.admission->check_invariants();
   // No gang runs partly: while any member runs, the members running now and those that ended
   // since the gang started add up to at least its minimum.
   std::size_t parked = 0;

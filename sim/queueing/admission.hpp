@@ -2,7 +2,7 @@
 // semantics in kueue_admission.hpp). The Simulation tells the layer what happens to pods and asks
 // it to run admission cycles; the layer answers through AdmissionHost: hand a pod to the
 // scheduler, take pods back, record why a workload waits, wake me at time t. A run without Kueue
-// objects has no admission layer at all, so nothing here runs. Times come from the host (the
+// objects has the layer `none()`, which manages no pod, so nothing else here runs. Times come from the host (the
 // engine's clock); the layer never reads a clock of its own. Single-threaded.
 #pragma once
 
@@ -61,6 +61,10 @@ class AdmissionController {
   // Appends the layer's summary metrics (only for runs that have the layer).
   virtual void add_summary(Summary& summary, SimTime end) const = 0;
   virtual void check_invariants() const = 0;
+
+  // The layer of a run without Kueue objects: it manages no pod, holds none, never wakes and
+  // reports nothing. A shared object without state.
+  static AdmissionController& none();
 };
 
 }  // namespace capsim

@@ -7,6 +7,7 @@
 // Target (issue 4): one experiment under 1 s on one core; the study's simulator takes ~10 min.
 #include <benchmark/benchmark.h>
 
+#include "models/device_model.hpp"
 #include "models/fgd_profiles.hpp"
 #include "models/fill_experiment.hpp"
 #include "models/fragmentation.hpp"
@@ -110,23 +111,21 @@ static void BM_FillExperiment(benchmark::State& state) {
     PluginContext ctx{*world, reasons, 42};
     fw::Framework framework(build_builtin_profile(profile, ctx).config);
     FragmentationModel frag(*world);
-    FillCurve curve(*world, frag);
-    SimulationOptions opt;
-    opt.seed = 42;
-    opt.retry_unschedulable = false;
-    opt.time_samples = false;
-    opt.horizon = static_cast<SimTime>(world->pods.size() + 1) * kSecond;
-    opt.fragmentation = &frag;
-    opt.after_attempt = [&curve](PodId p, bool placed, const Cluster& c) {
-      curve.observe(p, placed, c);
-    };
+    FillExperiment fill(*world, frag);
+    RunConfig config;
+    config.seed = 42;
+    config.horizon = static_cast<SimTime>(world->pods.size() + 1) * kSecond;
+    const SharingDeviceModel devices;  // the physics `capsim run` simulates
+    RunModels models{devices};
+    models.fragmentation = &frag;
+    models.experiment = &fill;
     NullRecorder recorder;
-    Simulation sim(*world, framework, reasons, recorder, opt);
+    Simulation sim(*world, framework, reasons, recorder, config, models);
     RunInfo info;
     RunResult result = sim.run(info);
     benchmark::DoNotOptimize(result);
     pods = static_cast<std::int64_t>(world->pods.size());
-    state.counters["alloc_at_100"] = curve.allocation_ratio_at(100);
+    state.counters["alloc_at_100"] = fill.curve().allocation_ratio_at(100);
   }
   state.SetLabel(profile);
   state.counters["pods"] = static_cast<double>(pods);

@@ -23,7 +23,7 @@ struct Books {
   std::unique_ptr<Cluster> cluster;
   std::unique_ptr<CostLedger> ledger;
 
-  void open(EnergyPricing energy = {}, const DeviceCharge* charge = nullptr) {
+  void open(EnergyPricing energy = {}, const DeviceCharge& charge = DeviceCharge::standard()) {
     cluster = std::make_unique<Cluster>(tw.world());
     ledger = std::make_unique<CostLedger>(*cluster, energy, charge);
   }
@@ -158,7 +158,7 @@ TEST_CASE("charges above a whole GPU are scaled down and stranded capacity is it
   const PodId p = b.tw.pod("p").cpu("1").memory("1Gi").gpu_milli(500).queue("p").add();
   const PodId q = b.tw.pod("q").cpu("1").memory("1Gi").gpu_milli(500).queue("q").add();
   MigLikeCharge charge;
-  b.open({}, &charge);
+  b.open({}, charge);
   b.bind(0, p, n, {}, 0);
   b.bind(0, q, n, {}, 0);
   b.ledger->advance(kHour);

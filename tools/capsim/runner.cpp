@@ -51,21 +51,20 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   fw::Framework framework(std::move(built.config));
 
   FragmentationModel frag(*s.world);
-  SimulationOptions opt = s.sim;
-  opt.paranoid = opt.paranoid || req.paranoid;
-  opt.progress = req.progress;
-  opt.should_stop = req.should_stop;
-  opt.fragmentation = &frag;
-  SharingDeviceModel device_model(s.device_params);
-  opt.device_model = &device_model;
-  PendingDemandReconfigurer reconfigurer(s.mig_reconfiguration_time);
-  if (s.mig_reconfiguration) {
-    opt.reconfigurer = &reconfigurer;
-    opt.reconfigure_interval = s.mig_reconfiguration_interval;
-  }
+  RunConfig config = s.sim;
+  config.paranoid = config.paranoid || req.paranoid;
+  const SharingDeviceModel device_model(s.device_params);
+  RunModels models{device_model};
+  models.fragmentation = &frag;
+  PendingDemandReconfigurer reconfigurer(s.mig_reconfiguration_time,
+                                         s.mig_reconfiguration_interval);
+  if (s.mig_reconfiguration) models.reconfigurer = &reconfigurer;
   // Kueue admission in front of the scheduler when the scenario has ClusterQueues.
   const std::unique_ptr<AdmissionController> admission = queueing::make_admission(*s.world);
-  opt.admission = admission.get();
+  if (admission) models.admission = admission.get();
+  // A fill experiment records its curve after every arrival (models/fill_experiment.hpp).
+  std::optional<FillExperiment> fill;
+  if (s.fill) models.experiment = &fill.emplace(*s.world, frag);
 
   out.info.scenario = s.name;
   out.info.scenario_path = s.path;
@@ -75,23 +74,9 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
   out.info.capsim_version = CAPSIM_VERSION;
   out.info.overrides = s.overrides_text;
 
-  // A fill experiment records its curve after every arrival (models/fill_experiment.hpp).
-  std::optional<FillCurve> curve;
-  if (s.fill) {
-    curve.emplace(*s.world, frag);
-    opt.after_attempt = [&curve](PodId pod, bool placed, const Cluster& c) {
-      curve->observe(pod, placed, c);
-    };
-  }
-
-  Simulation sim(*s.world, framework, reasons, recorder, opt);
+  Simulation sim(*s.world, framework, reasons, recorder, config, models,
+                 RunObservers{req.progress, req.should_stop});
   out.result = sim.run(out.info);
-  if (curve) {
-    for (const SampleRecord& r : curve->samples())
-      recorder.record_sample(r);
-    for (auto& m : curve->summary())
-      out.result.summary.push_back(std::move(m));
-  }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.info.wall_seconds = out.wall_seconds;
   out.info.status = "complete";

@@ -461,8 +461,6 @@ void apply_experiment(const YamlNode& ex, Scenario& s) {
     if (requested == 0) ex.fail("inflate_to needs pods that request GPUs");
   }
   s.fill = prepare_fill(*s.world, fo, s.seed);
-  s.sim.retry_unschedulable = false;
-  s.sim.time_samples = false;
   s.sim.horizon = s.fill->last_arrival + fo.spacing;
 }
 

@@ -35,13 +35,14 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::unique_ptr<World> world;
   GpuCatalog catalog;
-  SimulationOptions sim;
+  RunConfig sim;  // the `simulation:` section, the seed and the energy price
   std::string default_profile = "default-scheduler";
   std::optional<YamlNode> scheduler_globals;  // KubeSchedulerConfiguration-level knobs
   std::vector<YamlNode> profiles;             // profiles defined in the scenario
   std::vector<std::string> warnings;
   std::string overrides_text;
-  // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it.
+  // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it,
+  // and the run is driven by a FillExperiment.
   std::optional<FillPlan> fill;
   // Device sharing: the performance/OOM model's parameters, and MIG re-layouts.
   DeviceModelParams device_params;
