@@ -14,6 +14,7 @@
 #include "sim/node.hpp"
 #include "sim/resources.hpp"
 #include "sim/time.hpp"
+#include "sim/timer.hpp"
 
 namespace capsim {
 
@@ -127,10 +128,10 @@ struct PodState {
   SimTime restart_at = -1;                   // in crash back-off until then (still holding devices)
   std::int32_t oom_kills = 0;                // times it was OOM-killed
   bool memory_peaked = false;                // reached its peak GPU memory in the current run
-  std::uint64_t run_version = 0;             // memory checks, restarts and terminations carry it
-  double gpu_seconds_lost_oom = 0;           // GPU time of runs ended by an OOM kill
-  SimTime submit = -1;                       // first arrival
-  SimTime pending_since = -1;                // start of the current wait
+  Timer run;  // this run's memory peak, crash restart and grace period end (sim/timer.hpp)
+  double gpu_seconds_lost_oom = 0;  // GPU time of runs ended by an OOM kill
+  SimTime submit = -1;              // first arrival
+  SimTime pending_since = -1;       // start of the current wait
   SimTime first_start = -1;
   SimTime start = -1;         // start of the current attempt
   SimTime end = -1;           // terminal time
@@ -142,7 +143,7 @@ struct PodState {
   SimDuration work_left = 0;
   SimTime progress_at = 0;
   double rate = 1.0;
-  std::uint64_t finish_version = 0;  // completion events carry it; stale ones are ignored
+  Timer completion;  // its planned completion, re-armed whenever its rate changes
   NodeId nominated_node = kNoNode;
   std::uint64_t last_reason = 0;   // hash of the last failure message (0 = none)
   bool last_unresolvable = false;  // the last failure was unresolvable on every node

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/random.hpp"
 
@@ -12,15 +13,6 @@ namespace capsim {
 
 namespace {
 constexpr SimDuration kLeftoverFlushPeriod = 30 * kSecond;  // flushUnschedulablePodsLeftover
-}
-
-const FragmentationMeter& FragmentationMeter::none() {
-  class None final : public FragmentationMeter {
-   public:
-    double node_fragment_milli(const NodeInfo&) const override { return 0; }
-  };
-  static const None none;
-  return none;
 }
 
 Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
@@ -37,7 +29,10 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       config_(config),
       models_(models),
       observers_(std::move(observers)),
-      ledger_(cluster_, config_.energy, *models_.charge) {}
+      lifecycle_(cluster_),
+      jobs_(world, cluster_),
+      ledger_(cluster_, config_.energy, *models_.charge),
+      sampler_(cluster_, ledger_, *models_.fragmentation) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -49,9 +44,8 @@ void Simulation::integrate() {
 }
 
 bool Simulation::has_hard_work() const {
-  return next_arrival_ < arrivals_.size() || pending_finishes_ > 0 || terminating_ > 0 ||
-         pending_restarts_ > 0 || reconfiguring_ > 0 || queue_.active() > 0 ||
-         queue_.backoff() > 0 || models_.admission->busy();
+  return next_arrival_ < arrivals_.size() || lifecycle_.busy() || !target_layouts_.empty() ||
+         queue_.active() > 0 || queue_.backoff() > 0 || models_.admission->busy();
 }
 
 void Simulation::request_cycle() {
@@ -123,10 +117,12 @@ void Simulation::set_rate(PodId pod, double rate) {
   s.progress_at = now;
   s.rate = rate;
   if (cluster_.spec(pod).duration == kEndOfTime) return;
-  ++s.finish_version;
-  if (rate <= 0) return;  // stalled: no completion until the rate changes
+  if (rate <= 0) {
+    s.completion.cancel();  // stalled: no completion until the rate changes
+    return;
+  }
   const auto run_for = static_cast<SimDuration>(std::ceil(static_cast<double>(s.work_left) / rate));
-  engine_.schedule(now + run_for, kPodFinish, pod, s.finish_version);
+  engine_.schedule(now + run_for, kPodFinish, pod, s.completion.arm());
 }
 
 void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus) {
@@ -174,11 +170,8 @@ RunResult Simulation::run(RunInfo& info) {
   }
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
-  jobs_.assign(world_->jobs.size(), JobState{});
   gangs_.assign(world_->gangs.size(), GangRun{});
   models_.admission->attach(*this);
-  node_frag_.assign(cluster_.nodes().size(), 0.0);
-  node_frag_gen_.assign(cluster_.nodes().size(), ~std::uint64_t{0});
 
   recorder_->begin_run(info, *world_);
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
@@ -197,24 +190,25 @@ RunResult Simulation::run(RunInfo& info) {
   const SimTime end = config_.horizon != kEndOfTime ? config_.horizon : engine_.now();
   if (end > engine_.now()) engine_.run_until(end);
   integrate();
-  refresh_fragmentation();
-  SampleRecord last = make_sample();
   if (models_.experiment->time_samples()) {
-    recorder_->record_sample(last);
-    models_.admission->sample(engine_.now(), *recorder_);
-    record_pool_samples();
+    take_samples();
+  } else {
+    // The summary's fragmentation means count the end state even without time samples.
+    sampler_.refresh();
+    (void)sampler_.sample(engine_.now(), 0);
   }
 
   RunResult out;
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
+  lifecycle_.check_invariants();
   ledger_.check_rates();
   check_conservation(cluster_, out.pods);
   check_queueing_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
-  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sample_stats_, end,
+  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
   models_.experiment->finish(*recorder_, out.summary);
@@ -230,75 +224,11 @@ void Simulation::handle(const Event& e, Engine& engine) {
     engine.stop();
     return;
   }
-  switch (e.kind) {
-    case kArrival:
-      on_arrival(e.time);
-      break;
-    case kScheduleCycle:
-      on_schedule_cycle();
-      break;
-    case kPodFinish:
-      on_pod_finish(e.subject, e.data);
-      break;
-    case kTerminated:
-      on_terminated(e.subject, e.data);
-      break;
-    case kBackoffWake:
-      if (backoff_wake_at_ <= e.time) backoff_wake_at_ = kEndOfTime;
-      queue_.flush_backoff(e.time);
-      if (queue_.has_active()) request_cycle();
-      arm_backoff_wake();
-      break;
-    case kSample:
-      on_sample();
-      break;
-    case kAdmissionCycle:
-      admission_scheduled_ = false;
-      models_.admission->run_cycles();
-      break;
-    case kAdmissionTimer:
-      models_.admission->on_timer();
-      break;
-    case kLeftoverFlush:
-      queue_.flush_unschedulable_leftover(e.time);
-      if (queue_.has_active()) request_cycle();
-      arm_backoff_wake();
-      if (has_hard_work() || (config_.horizon != kEndOfTime && e.time < config_.horizon)) {
-        engine.schedule(e.time + kLeftoverFlushPeriod, kLeftoverFlush);
-      }
-      break;
-    case kMemoryPeak:
-      on_memory_peak(e.subject, e.data);
-      break;
-    case kRestart:
-      on_restart(e.subject, e.data);
-      break;
-    case kRecreate:
-      on_recreate(e.subject);
-      break;
-    case kReconfigureEnd: {
-      --reconfiguring_;
-      const auto gpu = static_cast<std::uint16_t>(e.data);
-      auto it = target_layouts_.find({e.subject, gpu});
-      CAPSIM_CHECK(it != target_layouts_.end(), "a MIG re-layout ended without a target layout");
-      integrate();
-      cluster_.end_reconfigure(e.subject, gpu, it->second);
-      ledger_.node_changed(e.subject);
-      record("mig_reconfigured", kNoPod, e.subject,
-             fmt::format("GPU {}: {} instance(s)", gpu, it->second.instances.size()));
-      target_layouts_.erase(it);
-      cluster_event(fw::kEvNodeChanged);
-      break;
-    }
-    case kReconfigureTick:
-      reconfigure_armed_ = false;
-      on_reconfigure_tick();
-      break;
-    default:
-      CAPSIM_CHECK(false, fmt::format("unknown event kind {}", e.kind));
-  }
+  CAPSIM_CHECK(e.kind < kKinds, fmt::format("unknown event kind {}", e.kind));
+  (this->*kHandlers[e.kind])(e);
   if (config_.paranoid) {
     cluster_.check_invariants();
+    lifecycle_.check_invariants();
     check_queueing_invariants();
     ledger_.check_rates();
   }
@@ -312,23 +242,69 @@ void Simulation::handle(const Event& e, Engine& engine) {
   }
 }
 
-void Simulation::on_arrival(SimTime t) {
+const Simulation::Handler Simulation::kHandlers[kKinds] = {
+    &Simulation::on_arrival,         &Simulation::on_schedule_cycle,
+    &Simulation::on_pod_finish,      &Simulation::on_terminated,
+    &Simulation::on_backoff_wake,    &Simulation::on_sample,
+    &Simulation::on_leftover_flush,  &Simulation::on_admission_cycle,
+    &Simulation::on_admission_timer, &Simulation::on_memory_peak,
+    &Simulation::on_restart,         &Simulation::on_recreate,
+    &Simulation::on_reconfigure_end, &Simulation::on_reconfigure_tick,
+};
+
+void Simulation::on_backoff_wake(const Event& e) {
+  if (backoff_wake_at_ <= e.time) backoff_wake_at_ = kEndOfTime;
+  queue_.flush_backoff(e.time);
+  if (queue_.has_active()) request_cycle();
+  arm_backoff_wake();
+}
+
+void Simulation::on_leftover_flush(const Event& e) {
+  queue_.flush_unschedulable_leftover(e.time);
+  if (queue_.has_active()) request_cycle();
+  arm_backoff_wake();
+  if (has_hard_work() || (config_.horizon != kEndOfTime && e.time < config_.horizon)) {
+    engine_.schedule(e.time + kLeftoverFlushPeriod, kLeftoverFlush);
+  }
+}
+
+void Simulation::on_admission_cycle(const Event&) {
+  admission_scheduled_ = false;
+  models_.admission->run_cycles();
+}
+
+void Simulation::on_admission_timer(const Event&) {
+  models_.admission->on_timer();
+}
+
+void Simulation::on_reconfigure_end(const Event& e) {
+  const auto gpu = static_cast<std::uint16_t>(e.data);
+  auto it = target_layouts_.find({e.subject, gpu});
+  CAPSIM_CHECK(it != target_layouts_.end(), "a MIG re-layout ended without a target layout");
+  integrate();
+  cluster_.end_reconfigure(e.subject, gpu, it->second);
+  ledger_.node_changed(e.subject);
+  record("mig_reconfigured", kNoPod, e.subject,
+         fmt::format("GPU {}: {} instance(s)", gpu, it->second.instances.size()));
+  target_layouts_.erase(it);
+  cluster_event(fw::kEvNodeChanged);
+}
+
+void Simulation::on_arrival(const Event& e) {
+  const SimTime t = e.time;
   while (next_arrival_ < arrivals_.size() && arrivals_[next_arrival_].time == t) {
     const Arrival a = arrivals_[next_arrival_++];
     if (a.is_job) {
-      create_job_pods(a.index);
+      jobs_.reconcile(a.index, t, [this](PodId p) { on_pod_pending(p); });
     } else {
-      admit_pod(a.index);
+      on_pod_pending(a.index);
     }
   }
   if (next_arrival_ < arrivals_.size()) engine_.schedule(arrivals_[next_arrival_].time, kArrival);
 }
 
-void Simulation::admit_pod(PodId pod) {
-  PodState& s = cluster_.pod(pod);
-  s.phase = PodPhase::kPending;
-  s.submit = engine_.now();
-  s.pending_since = engine_.now();
+void Simulation::on_pod_pending(PodId pod) {
+  lifecycle_.arrive(pod, engine_.now());
   record("arrive", pod, kNoNode, "");
   // Pods of workloads that target a Kueue LocalQueue wait for admission first.
   if (!models_.admission->on_pod_pending(pod)) {
@@ -336,24 +312,7 @@ void Simulation::admit_pod(PodId pod) {
   }
 }
 
-void Simulation::create_job_pods(JobId job) {
-  const JobSpec& j = world_->jobs[job];
-  JobState& js = jobs_[job];
-  while (js.active < j.parallelism && js.succeeded + js.active < j.completions) {
-    PodSpec p = j.pod_template;
-    p.name = fmt::format("{}-{}", j.name, js.created);
-    p.job = job;
-    p.job_name = j.name;
-    p.arrival = engine_.now();
-    world_->pods.push_back(std::move(p));
-    cluster_.sync_pod_table();
-    ++js.created;
-    ++js.active;
-    admit_pod(static_cast<PodId>(world_->pods.size() - 1));
-  }
-}
-
-void Simulation::on_schedule_cycle() {
+void Simulation::on_schedule_cycle(const Event&) {
   cycle_scheduled_ = false;
   const SimTime now = engine_.now();
   queue_.flush_backoff(now);
@@ -376,9 +335,7 @@ void Simulation::on_schedule_cycle() {
     if (!models_.experiment->retries_unschedulable()) {
       // Placed once or never: the pod gives up without queueing, retry or preemption.
       queue_.done(pod);
-      s.phase = PodPhase::kUnschedulable;
-      s.end = now;
-      s.waited += now - s.pending_since;
+      lifecycle_.give_up(pod, now);
       s.last_unresolvable = r.unresolvable_everywhere;
       record("unschedulable", pod, kNoNode, r.message);
       models_.experiment->after_attempt(pod, false, cluster_);
@@ -414,10 +371,7 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
-  s.phase = PodPhase::kRunning;
-  s.start = now;
-  if (s.first_start < 0) s.first_start = now;
-  s.waited += now - s.pending_since;
+  lifecycle_.start(pod, now);
   s.nominated_node = kNoNode;
   s.memory_peaked = false;
   ++s.runs;
@@ -461,7 +415,6 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     fail_pod(pod, PodPhase::kFailed, "fail", placement.admission_error);
     return;
   }
-  if (spec.duration != kEndOfTime) ++pending_finishes_;
   reevaluate(placement.node, s.gpus);
   if (s.gpus.empty()) set_rate(pod, pod_rate(pod, placement.node));  // CPU-only pods
   // Its run time alone on a whole GPU of this model, for the slowdown metric.
@@ -469,9 +422,10 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
                            ? world_->gpu_models[n.spec->gpu_model].relative_speed
                            : 1.0;
   s.ideal_runtime = static_cast<SimDuration>(std::ceil(static_cast<double>(spec.duration) / speed));
-  ++s.run_version;
   if (!s.gpus.empty()) {
-    engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run_version);
+    engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run.arm());
+  } else {
+    s.run.cancel();
   }
   cluster_event(fw::kEvAssignedPodAdded);
 }
@@ -496,52 +450,39 @@ void Simulation::release_pod(PodId pod) {
 void Simulation::fail_pod(PodId pod, PodPhase final_phase, std::string_view kind,
                           std::string detail) {
   PodState& s = cluster_.pod(pod);
-  const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
-  ++s.finish_version;
-  ++s.run_version;
-  s.phase = final_phase;  // set before release so the device model sees it gone
+  s.completion.cancel();
+  s.run.cancel();
+  lifecycle_.finish(pod, final_phase);  // before the release, so the device model sees it gone
   release_pod(pod);
-  s.end = engine_.now();
+  lifecycle_.set_end(pod, engine_.now());
   record(kind, pod, node, std::move(detail));
-  if (spec.job != kNoJob) {
-    JobState& js = jobs_[spec.job];
-    --js.active;
-    ++js.failed;
-    if (js.failed <= world_->jobs[spec.job].pod_template.max_restarts) create_job_pods(spec.job);
-  }
+  jobs_.on_pod_ended(pod, JobController::Outcome::kFailed, engine_.now(),
+                     [this](PodId p) { on_pod_pending(p); });
   gang_member_stopped(pod, kind);
   models_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
-void Simulation::on_pod_finish(PodId pod, std::uint64_t version) {
+void Simulation::on_pod_finish(const Event& e) {
+  const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
-  if (s.finish_version != version || s.phase != PodPhase::kRunning) return;  // re-planned
-  --pending_finishes_;
+  if (!s.completion.fires(e.data) || s.phase != PodPhase::kRunning) return;  // re-planned
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
-  ++s.run_version;
-  s.phase = spec.fails ? PodPhase::kFailed : PodPhase::kSucceeded;
+  s.run.cancel();
+  lifecycle_.finish(pod, spec.fails ? PodPhase::kFailed : PodPhase::kSucceeded);
   release_pod(pod);
-  s.end = engine_.now();
+  lifecycle_.set_end(pod, engine_.now());
   s.work_left = 0;
   record(spec.fails ? "fail" : "complete", pod, node, "");
   if (spec.gang != kNoGang) {
     --gangs_[spec.gang].running;
     ++gangs_[spec.gang].finished;
   }
-  if (spec.job != kNoJob) {
-    JobState& js = jobs_[spec.job];
-    --js.active;
-    if (spec.fails) {
-      ++js.failed;
-      if (js.failed <= world_->jobs[spec.job].pod_template.max_restarts) create_job_pods(spec.job);
-    } else {
-      ++js.succeeded;
-      create_job_pods(spec.job);
-    }
-  }
+  jobs_.on_pod_ended(
+      pod, spec.fails ? JobController::Outcome::kFailed : JobController::Outcome::kSucceeded,
+      engine_.now(), [this](PodId p) { on_pod_pending(p); });
   models_.admission->on_pod_stopped(pod);
   cluster_event(fw::kEvAssignedPodDeleted);
 }
@@ -555,20 +496,16 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   PodState& s = cluster_.pod(victim);
   if (s.phase != PodPhase::kRunning && s.phase != PodPhase::kCrashBackoff) return;  // leaving
   const PodSpec& spec = cluster_.spec(victim);
-  if (s.phase == PodPhase::kRunning && spec.duration != kEndOfTime) --pending_finishes_;
-  if (s.phase == PodPhase::kCrashBackoff) --pending_restarts_;
   const bool was_running = s.phase == PodPhase::kRunning;
-  ++s.finish_version;  // cancels the pending completion
-  ++s.run_version;     // and any memory check or restart
-  s.phase = PodPhase::kTerminating;
+  s.completion.cancel();  // its completion, any memory check or restart no longer happen
+  lifecycle_.terminate(victim);
   const SimTime now = engine_.now();
   if (was_running) {
     s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_share(victim);
   }
-  ++terminating_;
   record(kind, victim, s.node, detail);
   reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up
-  engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.run_version);
+  engine_.schedule(now + spec.termination_grace, kTerminated, victim, s.run.arm());
   gang_member_stopped(victim, kind);
 }
 
@@ -589,17 +526,16 @@ void Simulation::gang_member_stopped(PodId pod, std::string_view kind) {
   }
 }
 
-void Simulation::on_terminated(PodId pod, std::uint64_t version) {
+void Simulation::on_terminated(const Event& e) {
+  const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
-  if (s.run_version != version || s.phase != PodPhase::kTerminating) return;
-  --terminating_;
+  if (!s.run.fires(e.data) || s.phase != PodPhase::kTerminating) return;
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
   release_pod(pod);
   if (spec.requeue_on_preemption) {
     ++s.restarts;
-    s.phase = PodPhase::kPending;
-    s.pending_since = engine_.now();
+    lifecycle_.requeue(pod, engine_.now());
     s.last_reason = 0;
     record("requeue", pod, node, "recreated after preemption");
     models_.admission->on_pod_stopped(pod);
@@ -607,14 +543,10 @@ void Simulation::on_terminated(PodId pod, std::uint64_t version) {
       enqueue_for_scheduling(pod);
     }
   } else {
-    s.phase = PodPhase::kPreempted;
-    s.end = engine_.now();
+    lifecycle_.delete_preempted(pod, engine_.now());
     record("deleted", pod, node, "preempted and not restarted");
-    if (spec.job != kNoJob) {
-      JobState& js = jobs_[spec.job];
-      --js.active;
-      ++js.failed;
-    }
+    jobs_.on_pod_ended(pod, JobController::Outcome::kDeleted, engine_.now(),
+                       [this](PodId p) { on_pod_pending(p); });
     models_.admission->on_pod_stopped(pod);
   }
   cluster_event(fw::kEvAssignedPodDeleted);
@@ -634,9 +566,10 @@ double Simulation::gpu_share(PodId pod) const {
   return share;
 }
 
-void Simulation::on_memory_peak(PodId pod, std::uint64_t version) {
+void Simulation::on_memory_peak(const Event& e) {
+  const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
-  if (s.run_version != version || s.phase != PodPhase::kRunning) return;
+  if (!s.run.fires(e.data) || s.phase != PodPhase::kRunning) return;
   if (models_.devices.out_of_memory(cluster_, pod)) {
     oom_kill(pod);
     return;
@@ -651,41 +584,31 @@ void Simulation::oom_kill(PodId pod) {
   const SimTime now = engine_.now();
   ++s.oom_kills;
   s.gpu_seconds_lost_oom += to_seconds(now - s.start) * gpu_share(pod);
-  if (spec.duration != kEndOfTime) --pending_finishes_;
-  ++s.finish_version;
-  ++s.run_version;
+  s.completion.cancel();
+  s.run.cancel();
   const bool can_retry = s.restarts < spec.max_restarts;
   if (spec.restart_policy != RestartPolicy::kNever && can_retry) {
     // The kubelet restarts the container in place after CrashLoopBackOff: 10 s doubling to 5 min.
     ++s.restarts;
-    SimDuration backoff = 10 * kSecond;
-    for (int i = 1; i < s.restarts && backoff < 5 * kMinute; ++i)
-      backoff *= 2;
-    backoff = std::min(backoff, 5 * kMinute);
-    s.phase = PodPhase::kCrashBackoff;
+    const SimDuration backoff = exponential_backoff(10 * kSecond, 5 * kMinute, s.restarts);
+    lifecycle_.crash(pod);
     s.restart_at = now + backoff;
     s.memory_peaked = false;
     record("oom_kill", pod, node,
            fmt::format("OOMKilled; restarting in place in {}", format_duration(backoff)));
     reevaluate(node, s.gpus);
-    ++pending_restarts_;
-    engine_.schedule(now + backoff, kRestart, pod, s.run_version);
+    engine_.schedule(now + backoff, kRestart, pod, s.run.arm());
     return;
   }
   if (spec.restart_policy == RestartPolicy::kNever && spec.requeue_on_preemption && can_retry) {
     // A Job's pod: the controller creates a replacement after its back-off (10 s doubling, 6 min).
     ++s.restarts;
-    SimDuration backoff = 10 * kSecond;
-    for (int i = 1; i < s.restarts && backoff < 6 * kMinute; ++i)
-      backoff *= 2;
-    backoff = std::min(backoff, 6 * kMinute);
-    s.phase = PodPhase::kPending;  // the replacement, not yet queued
+    const SimDuration backoff = exponential_backoff(10 * kSecond, 6 * kMinute, s.restarts);
+    lifecycle_.await_replacement(pod, now);  // the replacement, not yet queued
     release_pod(pod);
-    s.pending_since = now;
     s.last_reason = 0;
     record("oom_kill", pod, node,
            fmt::format("OOMKilled; recreated in {}", format_duration(backoff)));
-    ++pending_restarts_;
     engine_.schedule(now + backoff, kRecreate, pod, 0);
     gang_member_stopped(pod, "oom_kill");
     models_.admission->on_pod_stopped(pod);
@@ -695,27 +618,25 @@ void Simulation::oom_kill(PodId pod) {
   fail_pod(pod, PodPhase::kOomKilled, "oom_kill", "OOMKilled; no restarts left");
 }
 
-void Simulation::on_restart(PodId pod, std::uint64_t version) {
+void Simulation::on_restart(const Event& e) {
+  const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
-  if (s.run_version != version || s.phase != PodPhase::kCrashBackoff) return;
-  --pending_restarts_;
+  if (!s.run.fires(e.data) || s.phase != PodPhase::kCrashBackoff) return;
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
-  s.phase = PodPhase::kRunning;
-  s.start = now;
+  lifecycle_.restart(pod, now);
   s.work_left = spec.duration;
   s.progress_at = -1;
   s.rate = -1;
   ++s.runs;
-  ++s.run_version;
   record("restart", pod, s.node, "container restarted after OOM");
-  if (spec.duration != kEndOfTime) ++pending_finishes_;
   reevaluate(s.node, s.gpus);
-  engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run_version);
+  engine_.schedule(now + models_.devices.memory_ramp(), kMemoryPeak, pod, s.run.arm());
 }
 
-void Simulation::on_recreate(PodId pod) {
-  --pending_restarts_;
+void Simulation::on_recreate(const Event& e) {
+  const PodId pod = e.subject;
+  lifecycle_.replaced(pod);
   PodState& s = cluster_.pod(pod);
   if (s.phase != PodPhase::kPending) return;
   queue_.add(pod, cluster_.spec(pod).priority, engine_.now());
@@ -723,7 +644,8 @@ void Simulation::on_recreate(PodId pod) {
   request_cycle();
 }
 
-void Simulation::on_reconfigure_tick() {
+void Simulation::on_reconfigure_tick(const Event&) {
+  reconfigure_armed_ = false;
   std::vector<PodId> pending;
   for (PodId p = 0; p < cluster_.pods().size(); ++p) {
     if (cluster_.pod(p).phase == PodPhase::kPending && queue_.contains(p)) pending.push_back(p);
@@ -738,7 +660,6 @@ void Simulation::on_reconfigure_tick() {
     cluster_.begin_reconfigure(r.node, r.gpu);
     ledger_.node_changed(r.node);
     target_layouts_[{r.node, r.gpu}] = r.layout;
-    ++reconfiguring_;
     record("mig_reconfigure", kNoPod, r.node,
            fmt::format("GPU {} to {} instance(s), {} to apply", r.gpu, r.layout.instances.size(),
                        format_duration(models_.reconfigurer->duration())));
@@ -753,54 +674,20 @@ void Simulation::arm_reconfigure() {
   engine_.schedule(engine_.now() + interval, kReconfigureTick);
 }
 
-void Simulation::refresh_fragmentation() {
-  const auto& nodes = cluster_.nodes();
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
-    if (node_frag_gen_[n] == nodes[n].generation) continue;
-    const double f = models_.fragmentation->node_fragment_milli(nodes[n]);
-    frag_total_ += f - node_frag_[n];
-    node_frag_[n] = f;
-    node_frag_gen_[n] = nodes[n].generation;
-  }
-}
-
-SampleRecord Simulation::make_sample() {
-  const ClusterTotals& t = cluster_.totals();
-  SampleRecord r;
-  r.time = engine_.now();
-  r.gpus_total = t.gpus_total;
-  r.gpus_allocated = t.gpus_allocated;
-  r.gpus_busy = t.gpus_busy;
-  r.gpu_memory_allocated_mib = t.gpu_memory_allocated_mib;
-  r.gpu_memory_used_mib = t.gpu_memory_used_mib;
-  r.pods_running = t.pods_running;
+void Simulation::take_samples() {
+  sampler_.refresh();
   // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
-  r.pods_pending =
+  const auto pending =
       static_cast<std::int64_t>(queue_.size() + parked_ + models_.admission->held_pods());
-  r.fragmented_gpus = frag_total_ / 1000.0;
-  r.power_w = t.power_w;
-  r.cost_per_hour = ledger_.cost_per_hour();  // hardware + energy
-  ++sample_stats_.count;
-  const double free = t.gpus_total - t.gpus_allocated;
-  if (free > 1e-9) {
-    sample_stats_.fragmentation_ratio_sum += std::min(1.0, r.fragmented_gpus / free);
-    ++sample_stats_.fragmentation_ratio_count;
-  }
-  if (t.gpus_total > 0) sample_stats_.fragmented_share_sum += r.fragmented_gpus / t.gpus_total;
-  return r;
-}
-
-void Simulation::record_pool_samples() {
-  for (const PoolSampleRecord& p : ledger_.pool_samples(engine_.now(), node_frag_))
+  recorder_->record_sample(sampler_.sample(engine_.now(), pending));
+  models_.admission->sample(engine_.now(), *recorder_);
+  for (const PoolSampleRecord& p : sampler_.pool_samples(engine_.now()))
     recorder_->record_pool_sample(p);
 }
 
-void Simulation::on_sample() {
+void Simulation::on_sample(const Event&) {
   integrate();
-  refresh_fragmentation();
-  recorder_->record_sample(make_sample());
-  models_.admission->sample(engine_.now(), *recorder_);
-  record_pool_samples();
+  take_samples();
   const SimTime next = engine_.now() + config_.sample_interval;
   if (has_hard_work() || (config_.horizon != kEndOfTime && next <= config_.horizon)) {
     engine_.schedule(next, kSample);

@@ -16,24 +16,18 @@
 #include "sim/device_model.hpp"
 #include "sim/engine.hpp"
 #include "sim/experiment.hpp"
+#include "sim/fragmentation_meter.hpp"
 #include "sim/framework/scheduler.hpp"
 #include "sim/framework/scheduling_queue.hpp"
 #include "sim/metrics.hpp"
 #include "sim/queueing/admission.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/recorder.hpp"
+#include "sim/run/job_controller.hpp"
+#include "sim/run/pod_lifecycle.hpp"
+#include "sim/run/sampler.hpp"
 
 namespace capsim {
-
-// Measures fragmentation on a node: GPU capacity (in milli) that is free but that the workload's
-// typical pods could not use. Implemented in models/ (the FGD measure); `none()` measures none.
-class FragmentationMeter {
- public:
-  virtual ~FragmentationMeter() = default;
-  virtual double node_fragment_milli(const NodeInfo& node) const = 0;
-  // A meter that finds no fragmentation anywhere (runs that do not measure it).
-  static const FragmentationMeter& none();
-};
 
 // What the scenario says about a run: plain data, copyable and printable. Pods lost to
 // preemption or eviction restart from the beginning (no checkpoints).
@@ -98,32 +92,43 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void handle(const Event& event, Engine& engine) override;
 
  private:
+  // The event kinds, each with one handler (kHandlers in simulation.cpp, in this order). Events
+  // that a later change can overtake carry a Timer stamp in `data` (sim/timer.hpp); the handler
+  // acts only if the timer still fires it.
   enum Kind : std::uint32_t {
-    kArrival,
-    kScheduleCycle,
-    kPodFinish,
-    kTerminated,
-    kBackoffWake,
-    kSample,
-    kLeftoverFlush,
-    kAdmissionCycle,
-    kAdmissionTimer,
-    kMemoryPeak,       // a pod reaches its peak GPU memory: OOM check
-    kRestart,          // a crashed container restarts in place
-    kRecreate,         // a controller recreates an OOM-killed pod
-    kReconfigureEnd,   // a MIG re-layout finishes (subject: node, data: gpu)
-    kReconfigureTick,  // time to let the re-layout policy look at pending demand
+    kArrival,          // the next arrivals are due (no subject: every arrival at this time)
+    kScheduleCycle,    // pop and attempt every pod that is ready (no subject)
+    kPodFinish,        // subject: pod; data: its `completion` stamp
+    kTerminated,       // a grace period ends; subject: pod; data: its `run` stamp
+    kBackoffWake,      // pods' scheduling back-off may have expired (no subject)
+    kSample,           // take the time-driven samples (no subject)
+    kLeftoverFlush,    // flushUnschedulablePodsLeftover, every 30 s (no subject)
+    kAdmissionCycle,   // run the admission layer's cycles (no subject)
+    kAdmissionTimer,   // the admission layer asked to be woken (no subject)
+    kMemoryPeak,       // a pod reaches its peak GPU memory: OOM check; subject: pod; data: `run`
+    kRestart,          // a crashed container restarts in place; subject: pod; data: `run`
+    kRecreate,         // the Job controller recreates an OOM-killed pod; subject: pod
+    kReconfigureEnd,   // a MIG re-layout finishes; subject: node; data: GPU index
+    kReconfigureTick,  // the re-layout policy looks at pending demand (no subject)
+    kKinds,
   };
+  using Handler = void (Simulation::*)(const Event&);
+  static const Handler kHandlers[kKinds];
 
-  void on_arrival(SimTime t);
-  void on_schedule_cycle();
-  void on_pod_finish(PodId pod, std::uint64_t version);
-  void on_terminated(PodId pod, std::uint64_t version);
-  void on_sample();
-  void on_memory_peak(PodId pod, std::uint64_t version);
-  void on_restart(PodId pod, std::uint64_t version);
-  void on_recreate(PodId pod);
-  void on_reconfigure_tick();
+  void on_arrival(const Event& e);
+  void on_schedule_cycle(const Event& e);
+  void on_pod_finish(const Event& e);
+  void on_terminated(const Event& e);
+  void on_backoff_wake(const Event& e);
+  void on_sample(const Event& e);
+  void on_leftover_flush(const Event& e);
+  void on_admission_cycle(const Event& e);
+  void on_admission_timer(const Event& e);
+  void on_memory_peak(const Event& e);
+  void on_restart(const Event& e);
+  void on_recreate(const Event& e);
+  void on_reconfigure_end(const Event& e);
+  void on_reconfigure_tick(const Event& e);
   void oom_kill(PodId pod);
   // Recomputes the speed of every pod computing on these GPUs of `node` (and of pods sharing a
   // GPU with them) and the GPUs' busy fractions.
@@ -133,8 +138,8 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void arm_reconfigure();
   void fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail);
 
-  void admit_pod(PodId pod);
-  void create_job_pods(JobId job);
+  // A pod arrives (from the workload or its Job controller) and becomes pending.
+  void on_pod_pending(PodId pod);
   void bind_pod(PodId pod, const fw::Placement& placement);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
@@ -151,9 +156,8 @@ class Simulation final : public EventHandler, private AdmissionHost {
   double pod_rate(PodId pod, NodeId node) const;
   double own_rate(PodId pod, NodeId node) const;
   void record(std::string_view kind, PodId pod, NodeId node, std::string detail);
-  SampleRecord make_sample();
-  void record_pool_samples();
-  void refresh_fragmentation();
+  // The samples of now: cluster-wide, the admission layer's and per pool.
+  void take_samples();
 
   // Gangs and the admission layer (simulation_queueing.cpp).
   void enqueue_for_scheduling(PodId pod);
@@ -187,26 +191,18 @@ class Simulation final : public EventHandler, private AdmissionHost {
   };
   std::vector<Arrival> arrivals_;
   std::size_t next_arrival_ = 0;
-  struct JobState {
-    std::int32_t active = 0, succeeded = 0, failed = 0, created = 0;
-  };
-  std::vector<JobState> jobs_;
+  PodLifecycle lifecycle_;
+  JobController jobs_;
 
   bool cycle_scheduled_ = false;
   SimTime backoff_wake_at_ = kEndOfTime;
   bool stop_requested_ = false;
-  std::int64_t terminating_ = 0;
-  std::int64_t pending_finishes_ = 0;  // running pods with a completion event scheduled
-  std::int64_t pending_restarts_ = 0;  // crash back-offs and recreations waiting
-  std::int64_t reconfiguring_ = 0;     // MIG re-layouts in progress
   bool reconfigure_armed_ = false;
+  // The MIG re-layouts in progress: the layout each GPU is being given.
   std::map<std::pair<NodeId, std::uint16_t>, GpuLayout> target_layouts_;
   Integrals integrals_;
   CostLedger ledger_;
-  SampleStats sample_stats_;
-  std::vector<double> node_frag_;
-  std::vector<std::uint64_t> node_frag_gen_;
-  double frag_total_ = 0;
+  Sampler sampler_;
 
   // A gang waits in the scheduling queue as one member (the leader); the others are parked
   // until the leader's attempt places them all or none.
