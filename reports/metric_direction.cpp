@@ -60,18 +60,6 @@ Direction metric_direction(std::string_view m) {
   return Direction::kNeutral;
 }
 
-std::string_view direction_name(Direction d) {
-  switch (d) {
-    case Direction::kLowerIsBetter:
-      return "lower";
-    case Direction::kHigherIsBetter:
-      return "higher";
-    case Direction::kNeutral:
-      return "neutral";
-  }
-  return "neutral";
-}
-
 int better_of(double a, double b, Direction d) {
   if (d == Direction::kNeutral || std::isnan(a) || std::isnan(b) || a == b) return 0;
   const bool first_lower = a < b;

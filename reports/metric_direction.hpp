@@ -6,13 +6,11 @@
 
 #include <string_view>
 
+#include "sim/metric_catalog.hpp"
+
 namespace capsim {
 
-enum class Direction { kNeutral, kLowerIsBetter, kHigherIsBetter };
-
 Direction metric_direction(std::string_view metric);
-// "lower", "higher", "neutral".
-std::string_view direction_name(Direction d);
 
 // Which of two values is better under `d`: -1 the first, +1 the second, 0 neither (equal,
 // neutral, or either is NaN).
