@@ -10,7 +10,8 @@
 
 #include "models/yaml_reader.hpp"
 #include "reports/compare.hpp"
-#include "reports/number_format.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
 #include "sim/metric_catalog.hpp"
 
 namespace capsim {
@@ -119,37 +120,6 @@ std::vector<Threshold> parse_entries(const YamlNode& doc, bool& builtin_defaults
     }
   }
   m.finish();
-  return out;
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters; keep tab and newline.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
   return out;
 }
 
@@ -526,19 +496,19 @@ std::string render_junit(const CheckReport& r) {
         fmt::format("{}: {} vs {}", p.baseline.scenario, p.baseline.profile, p.candidate.profile);
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-        xml_escape(suite), p.results.size(), p.regressions(), p.skipped());
+        html_escape(suite), p.results.size(), p.regressions(), p.skipped());
     out += "    <properties>\n";
     out += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n",
-                       xml_escape(variant_text(p.baseline)));
+                       html_escape(variant_text(p.baseline)));
     out += fmt::format("      <property name=\"candidate\" value=\"{}\"/>\n",
-                       xml_escape(variant_text(p.candidate)));
+                       html_escape(variant_text(p.candidate)));
     out += fmt::format("      <property name=\"thresholds\" value=\"{}\"/>\n",
-                       xml_escape(r.thresholds_source));
+                       html_escape(r.thresholds_source));
     out += "    </properties>\n";
     const std::string classname = "capsim.check." + p.baseline.scenario;
     for (const CheckResult& c : p.results) {
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">",
-                         xml_escape(classname), xml_escape(c.metric));
+                         html_escape(classname), html_escape(c.metric));
       const std::string detail = fmt::format(
           "metric: {}\ndirection: {}\nbaseline: {}\ncandidate: {}\nthreshold: {} ({})\n", c.metric,
           direction_text(c.threshold.direction), stat_text(c.baseline), stat_text(c.candidate),
@@ -546,11 +516,11 @@ std::string render_junit(const CheckReport& r) {
           c.threshold.where.file == "built-in" ? "built-in" : c.threshold.where.to_string());
       if (c.verdict == Verdict::kRegression) {
         out += fmt::format("\n      <failure type=\"regression\" message=\"{}\">{}</failure>\n    ",
-                           xml_escape(c.message), xml_escape(detail));
+                           html_escape(c.message), html_escape(detail));
       } else if (c.verdict == Verdict::kSkipped) {
-        out += fmt::format("<skipped message=\"{}\"/>", xml_escape(c.message));
+        out += fmt::format("<skipped message=\"{}\"/>", html_escape(c.message));
       } else {
-        out += fmt::format("<system-out>{}</system-out>", xml_escape(c.message));
+        out += fmt::format("<system-out>{}</system-out>", html_escape(c.message));
       }
       out += "</testcase>\n";
     }

@@ -6,8 +6,9 @@
 #include <cmath>
 
 #include "reports/metric_direction.hpp"
-#include "reports/number_format.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
 #include "sim/check.hpp"
 #include "sim/metric_catalog.hpp"
 #include "sim/time.hpp"
