@@ -1,15 +1,19 @@
 // The report contract (docs/architecture-review.md §3): every summary metric a run reports is in
 // the metric catalog (sim/metric_catalog.cpp), so compare, check and the report know its
-// direction and meaning; and docs/metrics.md shows exactly the catalog, row for row.
+// direction and meaning; docs/metrics.md shows exactly the catalog, row for row; and
+// docs/report-schema.md lists exactly the columns of the tables made from column lists
+// (reports/report_tables.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "fixtures/memory_recorder.hpp"
+#include "reports/report_tables.hpp"
 #include "sim/metric_catalog.hpp"
 #include "tools/capsim/runner.hpp"
 #include "tools/loaders/scenario_loader.hpp"
@@ -55,7 +59,47 @@ std::vector<std::string> catalog_rows() {
   return rows;
 }
 
+// "name TYPE" for each row of the column table under docs/report-schema.md's "### `<table>`"
+// heading (the first word of the type: the doc says REAL where the DDL says REAL NOT NULL).
+std::vector<std::string> documented_columns(const std::string& doc, const std::string& table) {
+  std::istringstream in(doc);
+  std::vector<std::string> out;
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("### ", 0) == 0) {
+      if (inside) break;
+      inside = line.rfind("### `" + table + "`", 0) == 0;
+      continue;
+    }
+    if (!inside || line.rfind("| ", 0) != 0 || line.rfind("| column ", 0) == 0) continue;
+    const std::size_t a = line.find(" | ", 2);
+    const std::size_t b = line.find(" | ", a + 3);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    out.push_back(line.substr(2, a - 2) + " " + line.substr(a + 3, b - a - 3));
+  }
+  return out;
+}
+
+template <typename Row>
+std::vector<std::string> described_columns(std::span<const Column<Row>> columns) {
+  std::vector<std::string> out = {"run_id INTEGER"};
+  for (const Column<Row>& c : columns)
+    out.push_back(std::string(c.name) + " " +
+                  std::string(c.sql_type.substr(0, c.sql_type.find(' '))));
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("docs/report-schema.md lists exactly the columns of the tables made from column lists") {
+  const std::string doc = read_source_file("docs/report-schema.md");
+  CHECK(documented_columns(doc, "sample") == described_columns<SampleRecord>(kSampleColumns));
+  CHECK(documented_columns(doc, "pool_sample") ==
+        described_columns<PoolSampleRecord>(kPoolSampleColumns));
+  CHECK(documented_columns(doc, "queue_sample") ==
+        described_columns<QueueSampleRecord>(kQueueSampleColumns));
+}
 
 TEST_CASE("docs/metrics.md lists exactly the metric catalog, in its order and with its words") {
   const std::vector<std::string> doc =
