@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 #include "sim/random.hpp"
 
 namespace capsim {
@@ -242,16 +243,16 @@ std::vector<SampleRecord> FillCurve::samples() const {
 Summary FillCurve::summary() const {
   Summary s;
   const auto cap = static_cast<double>(capacity_milli_);
-  s.emplace_back("gpu_allocation_ratio_at_arrived_100", allocation_ratio_at(100));
-  s.emplace_back("gpu_allocation_ratio_at_arrived_130", allocation_ratio_at(130));
-  s.emplace_back("fragmentation_ratio_at_arrived_100", fragmentation_ratio_at(100));
-  s.emplace_back("fragmentation_ratio_at_arrived_130", fragmentation_ratio_at(130));
-  s.emplace_back("fragmented_gpu_share_at_arrived_130", fragmented_share_at(130));
-  s.emplace_back("arrived_gpu_ratio_end", cap > 0 ? static_cast<double>(arrived_milli_) / cap : 0);
-  s.emplace_back("gpu_allocation_ratio_end",
-                 cap > 0 ? static_cast<double>(allocated_milli_) / cap : 0);
-  s.emplace_back("fill_pods_placed", static_cast<double>(placed_));
-  s.emplace_back("fill_pods_failed", static_cast<double>(failed_));
+  put_metric(s, "gpu_allocation_ratio_at_arrived_100", allocation_ratio_at(100));
+  put_metric(s, "gpu_allocation_ratio_at_arrived_130", allocation_ratio_at(130));
+  put_metric(s, "fragmentation_ratio_at_arrived_100", fragmentation_ratio_at(100));
+  put_metric(s, "fragmentation_ratio_at_arrived_130", fragmentation_ratio_at(130));
+  put_metric(s, "fragmented_gpu_share_at_arrived_130", fragmented_share_at(130));
+  put_metric(s, "arrived_gpu_ratio_end", cap > 0 ? static_cast<double>(arrived_milli_) / cap : 0);
+  put_metric(s, "gpu_allocation_ratio_end",
+             cap > 0 ? static_cast<double>(allocated_milli_) / cap : 0);
+  put_metric(s, "fill_pods_placed", static_cast<double>(placed_));
+  put_metric(s, "fill_pods_failed", static_cast<double>(failed_));
   return s;
 }
 

@@ -10,44 +10,67 @@
 
 #include "models/yaml_reader.hpp"
 #include "reports/compare.hpp"
-#include "reports/number_format.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
+#include "sim/metric_catalog.hpp"
 
 namespace capsim {
 
 namespace {
 
-// Kept in step with docs/reports.md ("Built-in thresholds").
-const std::string kBuiltin = R"(# capsim check: built-in thresholds.
-# A metric regresses when the candidate's mean is worse than the baseline's mean by more than
-# every limit given: `absolute` (in the metric's unit) and `relative` (a fraction of the baseline).
-# With neither limit, any worsening counts.
-builtin_defaults: false
-metrics:
-  pods_completed:               {direction: higher, absolute: 0}
-  pods_failed:                  {direction: lower, absolute: 0}
-  pods_oom_killed:              {direction: lower, absolute: 0}
-  pods_preempted:               {direction: lower, absolute: 0}
-  pods_unschedulable:           {direction: lower, absolute: 0}
-  pods_pending_at_end:          {direction: lower, absolute: 0}
-  gpu_allocation_ratio_mean:    {direction: higher, absolute: 0.01}
-  gpu_utilization_ratio_mean:   {direction: higher, absolute: 0.01}
-  fragmentation_ratio_mean:     {direction: lower, absolute: 0.02}
-  wait_seconds_mean:            {direction: lower, absolute: 1, relative: 0.05}
-  wait_seconds_p50:             {direction: lower, absolute: 1, relative: 0.05}
-  wait_seconds_p95:             {direction: lower, absolute: 1, relative: 0.05}
-  wait_seconds_p99:             {direction: lower, absolute: 1, relative: 0.05}
-  jct_seconds_mean:             {direction: lower, absolute: 1, relative: 0.05}
-  slowdown_mean:                {direction: lower, absolute: 0.01, relative: 0.05}
-  makespan_seconds:             {direction: lower, absolute: 1, relative: 0.02}
-  gpu_hours_lost_to_preemption: {direction: lower, absolute: 0.1, relative: 0.05}
-  cost_total_usd:               {direction: lower, relative: 0.02}
-  cost_per_busy_gpu_hour_usd:   {direction: lower, relative: 0.02}
-  energy_kwh:                   {direction: lower, relative: 0.02}
-  "queue.*.wait_seconds_p95":   {direction: lower, absolute: 60, relative: 0.10}
-)";
-
 bool is_glob(const std::string& p) {
   return p.find('*') != std::string::npos;
+}
+
+// The built-in thresholds: one line per catalog metric with a default gate, in catalog order,
+// names padded to one column (docs/reports.md, "Built-in thresholds", shows the same table).
+std::string builtin_yaml() {
+  std::string out =
+      "# capsim check: built-in thresholds.\n"
+      "# A metric regresses when the candidate's mean is worse than the baseline's mean by more "
+      "than\n"
+      "# every limit given: `absolute` (in the metric's unit) and `relative` (a fraction of the "
+      "baseline).\n"
+      "# With neither limit, any worsening counts.\n"
+      "builtin_defaults: false\n"
+      "metrics:\n";
+  // A family's key is its glob (queue.*.wait_seconds_p95), quoted for YAML.
+  auto key = [](const MetricDef& d) {
+    if (!d.is_family()) return std::string(d.name);
+    std::string glob(d.name);
+    glob.replace(glob.find("{}"), 2, "*");
+    return "\"" + glob + "\"";
+  };
+  std::size_t width = 0;
+  for (const MetricDef& d : metric_catalog()) {
+    if (d.gate) width = std::max(width, key(d).size() + 1);
+  }
+  for (const MetricDef& d : metric_catalog()) {
+    if (!d.gate) continue;
+    std::string limits = fmt::format("direction: {}", direction_name(d.direction));
+    if (!d.gate->absolute.empty()) limits += fmt::format(", absolute: {}", d.gate->absolute);
+    if (!d.gate->relative.empty()) limits += fmt::format(", relative: {}", d.gate->relative);
+    out += fmt::format("  {:<{}} {{{}}}\n", key(d) + ":", width, limits);
+  }
+  return out;
+}
+
+// The direction of a threshold that names none. A metric name (or a glob whose `*`s, read as a
+// name, make one: queue.*.wait_seconds_p95) takes the catalog's direction. Any other glob takes
+// the direction its catalog metrics that have one agree on (wait_seconds_*: lower); neutral when
+// they disagree or none has one, which the caller reports as an error.
+Direction default_direction(const std::string& pattern) {
+  std::string probe = pattern;
+  std::replace(probe.begin(), probe.end(), '*', 'x');
+  if (const MetricDef* d = find_metric(probe)) return d->direction;
+  if (!is_glob(pattern)) return Direction::kNeutral;
+  std::optional<Direction> agreed;
+  for (const MetricDef& d : metric_catalog()) {
+    if (d.direction == Direction::kNeutral || !glob_match(pattern, d.name)) continue;
+    if (agreed && *agreed != d.direction) return Direction::kNeutral;
+    agreed = d.direction;
+  }
+  return agreed.value_or(Direction::kNeutral);
 }
 
 std::vector<Threshold> parse_entries(const YamlNode& doc, bool& builtin_defaults) {
@@ -79,9 +102,7 @@ std::vector<Threshold> parse_entries(const YamlNode& doc, bool& builtin_defaults
                               did_you_mean(s, {"lower", "higher", "both"})));
         }
       } else {
-        std::string probe = name;
-        std::replace(probe.begin(), probe.end(), '*', 'x');
-        t.direction = metric_direction(probe);
+        t.direction = default_direction(name);
         if (t.direction == Direction::kNeutral && !t.skip) {
           v.fail(fmt::format(
               "capsim has no default direction for '{}': add direction: lower, higher or both",
@@ -99,37 +120,6 @@ std::vector<Threshold> parse_entries(const YamlNode& doc, bool& builtin_defaults
     }
   }
   m.finish();
-  return out;
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters; keep tab and newline.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
   return out;
 }
 
@@ -263,7 +253,8 @@ std::string variant_text(const Variant& v) {
 }  // namespace
 
 const std::string& builtin_thresholds_yaml() {
-  return kBuiltin;
+  static const std::string text = builtin_yaml();
+  return text;
 }
 
 Thresholds Thresholds::from_document(const YamlNode& doc, const std::string& source) {
@@ -291,7 +282,8 @@ Thresholds Thresholds::builtin() {
   static const Thresholds b = [] {
     Thresholds t;
     bool ignored = false;
-    t.entries_ = parse_entries(YamlNode::load_string(kBuiltin, "built-in"), ignored);
+    t.entries_ =
+        parse_entries(YamlNode::load_string(builtin_thresholds_yaml(), "built-in"), ignored);
     t.source_ = "built-in defaults";
     return t;
   }();
@@ -504,19 +496,19 @@ std::string render_junit(const CheckReport& r) {
         fmt::format("{}: {} vs {}", p.baseline.scenario, p.baseline.profile, p.candidate.profile);
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-        xml_escape(suite), p.results.size(), p.regressions(), p.skipped());
+        html_escape(suite), p.results.size(), p.regressions(), p.skipped());
     out += "    <properties>\n";
     out += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n",
-                       xml_escape(variant_text(p.baseline)));
+                       html_escape(variant_text(p.baseline)));
     out += fmt::format("      <property name=\"candidate\" value=\"{}\"/>\n",
-                       xml_escape(variant_text(p.candidate)));
+                       html_escape(variant_text(p.candidate)));
     out += fmt::format("      <property name=\"thresholds\" value=\"{}\"/>\n",
-                       xml_escape(r.thresholds_source));
+                       html_escape(r.thresholds_source));
     out += "    </properties>\n";
     const std::string classname = "capsim.check." + p.baseline.scenario;
     for (const CheckResult& c : p.results) {
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">",
-                         xml_escape(classname), xml_escape(c.metric));
+                         html_escape(classname), html_escape(c.metric));
       const std::string detail = fmt::format(
           "metric: {}\ndirection: {}\nbaseline: {}\ncandidate: {}\nthreshold: {} ({})\n", c.metric,
           direction_text(c.threshold.direction), stat_text(c.baseline), stat_text(c.candidate),
@@ -524,11 +516,11 @@ std::string render_junit(const CheckReport& r) {
           c.threshold.where.file == "built-in" ? "built-in" : c.threshold.where.to_string());
       if (c.verdict == Verdict::kRegression) {
         out += fmt::format("\n      <failure type=\"regression\" message=\"{}\">{}</failure>\n    ",
-                           xml_escape(c.message), xml_escape(detail));
+                           html_escape(c.message), html_escape(detail));
       } else if (c.verdict == Verdict::kSkipped) {
-        out += fmt::format("<skipped message=\"{}\"/>", xml_escape(c.message));
+        out += fmt::format("<skipped message=\"{}\"/>", html_escape(c.message));
       } else {
-        out += fmt::format("<system-out>{}</system-out>", xml_escape(c.message));
+        out += fmt::format("<system-out>{}</system-out>", html_escape(c.message));
       }
       out += "</testcase>\n";
     }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "reports/number_format.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/json.hpp"
+#include "reports/text/number.hpp"
 
 namespace capsim {
 
@@ -41,37 +43,6 @@ std::string delta_cell(const CompareRow& r, std::size_t v) {
     if (r.significant[v]) s += " sig.";
   }
   return s;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  return std::isfinite(v) ? exact_number(v) : "null";
 }
 
 }  // namespace
@@ -241,21 +212,21 @@ std::string render_compare_json(const Comparison& c) {
     out += fmt::format(
         "{}\n    {{\"id\": {}, \"label\": {}, \"scenario\": {}, \"profile\": {}, "
         "\"scenario_sha256\": {}, \"overrides\": {}, \"runs\": [",
-        i ? "," : "", json_string(letter(i)), json_string(v.label), json_string(v.scenario),
-        json_string(v.profile), json_string(v.sha256), json_string(v.overrides));
+        i ? "," : "", json_quote(letter(i)), json_quote(v.label), json_quote(v.scenario),
+        json_quote(v.profile), json_quote(v.sha256), json_quote(v.overrides));
     for (std::size_t j = 0; j < v.runs.size(); ++j) {
       out += fmt::format("{}{{\"file\": {}, \"run_id\": {}, \"seed\": {}}}", j ? ", " : "",
-                         json_string(v.runs[j].file), v.runs[j].row.run_id, v.runs[j].row.seed);
+                         json_quote(v.runs[j].file), v.runs[j].row.run_id, v.runs[j].row.seed);
     }
     out += "]}";
   }
   out += "\n  ],\n  \"metrics\": [";
   for (std::size_t k = 0; k < c.rows.size(); ++k) {
     const CompareRow& r = c.rows[k];
-    out += fmt::format(
-        "{}\n    {{\"metric\": {}, \"direction\": {}, \"better\": {}, \"values\": [", k ? "," : "",
-        json_string(r.metric), json_string(std::string(direction_name(r.direction))),
-        r.best >= 0 ? json_string(letter(static_cast<std::size_t>(r.best))) : "null");
+    out += fmt::format("{}\n    {{\"metric\": {}, \"direction\": {}, \"better\": {}, \"values\": [",
+                       k ? "," : "", json_quote(r.metric),
+                       json_quote(std::string(direction_name(r.direction))),
+                       r.best >= 0 ? json_quote(letter(static_cast<std::size_t>(r.best))) : "null");
     for (std::size_t i = 0; i < r.stats.size(); ++i) {
       const MeanCi& s = r.stats[i];
       const DifferenceCi& d = r.vs_first[i];

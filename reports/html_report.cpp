@@ -6,8 +6,11 @@
 #include <cmath>
 
 #include "reports/metric_direction.hpp"
-#include "reports/number_format.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
+#include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 #include "sim/time.hpp"
 
 namespace capsim {
@@ -146,30 +149,68 @@ std::string header(const ReportData& d) {
   return out;
 }
 
+// How each headline metric (MetricDef::headline in sim/metric_catalog.cpp) reads as a card: its
+// label, the unit after the value, and the line below it, which adds related metrics. Which
+// metrics are cards, and in which order, is the catalog's to say.
+struct CardText {
+  std::string_view metric, label, unit;
+  std::string (*sub)(const ReportData&);
+};
+
+constexpr CardText kCardTexts[] = {
+    {"pods_completed", "Pods completed", "",
+     [](const ReportData& d) { return fmt::format("of {} that arrived", span(d, "pods_total")); }},
+    {"gpu_allocation_ratio_mean", "GPU allocation, mean", "",
+     [](const ReportData& d) {
+       return percent_text(d.metric("gpu_allocation_ratio_mean")) + " of GPU time allocated";
+     }},
+    {"gpu_utilization_ratio_mean", "GPU utilisation, mean", "",
+     [](const ReportData& d) {
+       return percent_text(d.metric("gpu_utilization_ratio_mean")) + " of GPU time busy";
+     }},
+    {"wait_seconds_p95", "Wait, p95", "s",
+     [](const ReportData& d) {
+       return seconds_hint(d.metric("wait_seconds_p95")) + " mean " + span(d, "wait_seconds_mean") +
+              " s";
+     }},
+    {"jct_seconds_mean", "Job completion time, mean", "s",
+     [](const ReportData& d) {
+       return seconds_hint(d.metric("jct_seconds_mean")) + " slowdown " + span(d, "slowdown_mean");
+     }},
+    {"fragmentation_ratio_mean", "Fragmentation, mean", "",
+     [](const ReportData& d) {
+       return "of free GPU capacity; " + span(d, "fragmented_gpu_share_mean") + " of all";
+     }},
+    {"cost_total_usd", "Total cost", "USD",
+     [](const ReportData& d) { return "idle " + span(d, "cost_idle_usd") + " USD"; }},
+    {"cost_per_busy_gpu_hour_usd", "Cost per busy GPU-hour", "USD",
+     [](const ReportData& d) { return span(d, "gpu_hours_busy") + " busy GPU-hours"; }},
+    {"energy_kwh", "GPU energy", "kWh",
+     [](const ReportData& d) { return "facility " + span(d, "energy_facility_kwh") + " kWh"; }},
+    {"pods_pending_at_end", "Left waiting at the end", "pods",
+     [](const ReportData& d) {
+       return span(d, "pods_unschedulable") + " unschedulable, " + span(d, "pods_preempted") +
+              " preempted";
+     }},
+};
+
 std::string headline(const ReportData& d) {
+  std::vector<const MetricDef*> cards;
+  for (const MetricDef& m : metric_catalog()) {
+    if (m.headline > 0) cards.push_back(&m);
+  }
+  std::sort(cards.begin(), cards.end(),
+            [](const MetricDef* a, const MetricDef* b) { return a->headline < b->headline; });
   std::string out = R"(<div class="cards">)";
-  out += card("Pods completed", span(d, "pods_completed"), "",
-              fmt::format("of {} that arrived", span(d, "pods_total")));
-  out += card("GPU allocation, mean", span(d, "gpu_allocation_ratio_mean"), "",
-              percent_text(d.metric("gpu_allocation_ratio_mean")) + " of GPU time allocated");
-  out += card("GPU utilisation, mean", span(d, "gpu_utilization_ratio_mean"), "",
-              percent_text(d.metric("gpu_utilization_ratio_mean")) + " of GPU time busy");
-  out += card(
-      "Wait, p95", span(d, "wait_seconds_p95"), "s",
-      seconds_hint(d.metric("wait_seconds_p95")) + " mean " + span(d, "wait_seconds_mean") + " s");
-  out += card("Job completion time, mean", span(d, "jct_seconds_mean"), "s",
-              seconds_hint(d.metric("jct_seconds_mean")) + " slowdown " + span(d, "slowdown_mean"));
-  out += card("Fragmentation, mean", span(d, "fragmentation_ratio_mean"), "",
-              "of free GPU capacity; " + span(d, "fragmented_gpu_share_mean") + " of all");
-  out += card("Total cost", span(d, "cost_total_usd"), "USD",
-              "idle " + span(d, "cost_idle_usd") + " USD");
-  out += card("Cost per busy GPU-hour", span(d, "cost_per_busy_gpu_hour_usd"), "USD",
-              span(d, "gpu_hours_busy") + " busy GPU-hours");
-  out += card("GPU energy", span(d, "energy_kwh"), "kWh",
-              "facility " + span(d, "energy_facility_kwh") + " kWh");
-  out += card("Left waiting at the end", span(d, "pods_pending_at_end"), "pods",
-              span(d, "pods_unschedulable") + " unschedulable, " + span(d, "pods_preempted") +
-                  " preempted");
+  for (const MetricDef* m : cards) {
+    const auto text = std::find_if(std::begin(kCardTexts), std::end(kCardTexts),
+                                   [&](const CardText& c) { return c.metric == m->name; });
+    CAPSIM_CHECK(
+        text != std::end(kCardTexts),
+        fmt::format("headline metric {} has no card text in reports/html_report.cpp", m->name));
+    const std::string metric(m->name);
+    out += card(std::string(text->label), span(d, metric), std::string(text->unit), text->sub(d));
+  }
   out += "</div>\n";
   return out;
 }

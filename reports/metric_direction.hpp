@@ -1,18 +1,15 @@
-// Which way is better for each summary metric (docs/metrics.md): compare marks the better value
-// with it and check uses it as the default direction of a threshold. Lower is better for waits,
-// times, cost, energy, fragmentation and failures; higher for allocation, utilisation and
-// completed work; the rest (counts that describe the run, such as pods_total) are neutral.
+// Which way is better for a summary metric, as the metric catalog (sim/metric_catalog.cpp) says:
+// compare marks the better value with it, the report's metric table shows it and check uses it as
+// the default direction of a threshold. Names the catalog does not hold are neutral.
 #pragma once
 
 #include <string_view>
 
+#include "sim/metric_catalog.hpp"
+
 namespace capsim {
 
-enum class Direction { kNeutral, kLowerIsBetter, kHigherIsBetter };
-
 Direction metric_direction(std::string_view metric);
-// "lower", "higher", "neutral".
-std::string_view direction_name(Direction d);
 
 // Which of two values is better under `d`: -1 the first, +1 the second, 0 neither (equal,
 // neutral, or either is NaN).

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "reports/report_tables.hpp"
 #include "sim/input_error.hpp"
 
 namespace capsim {
@@ -172,20 +173,14 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
                 });
     }
     {
-      Statement st = db.prepare(
-          "SELECT time_s, queue, coalesce(flavor, ''), resource, usage, nominal, borrowed, "
-          "pending FROM queue_sample WHERE run_id = ?1 ORDER BY time_s, queue, flavor, resource");
+      // A NULL flavor (the row summing the flavors) reads as "".
+      Statement st = db.prepare("SELECT " + select_list<QueueSampleRecord>(kQueueSampleColumns) +
+                                " FROM queue_sample WHERE run_id = ?1 "
+                                "ORDER BY time_s, queue, flavor, resource");
       st.bind_int64(1, *run_id);
       while (st.step()) {
         QueueSampleRow q;
-        q.time = from_seconds(st.column_double(0));
-        q.queue = st.column_text(1);
-        q.flavor = st.column_text(2);
-        q.resource = st.column_text(3);
-        q.usage = st.column_double(4);
-        q.nominal = st.column_double(5);
-        q.borrowed = st.column_double(6);
-        q.pending = st.column_double(7);
+        read_row<QueueSampleRecord>(st, kQueueSampleColumns, q);
         d.queue_samples.push_back(std::move(q));
       }
     }

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "reports/report_tables.hpp"
 #include "reports/schema.hpp"
 #include "sim/input_error.hpp"
 
@@ -145,26 +146,13 @@ Summary RunReader::summary(std::int64_t run_id) const {
 
 std::vector<SampleRecord> RunReader::samples(std::int64_t run_id) const {
   return guarded([&] {
-    Statement st = db_.prepare(
-        "SELECT time_s, gpus_total, gpus_allocated, gpus_busy, gpu_memory_allocated_mib, "
-        "gpu_memory_used_mib, pods_running, pods_pending, fragmented_gpus, power_w, "
-        "cost_per_hour, arrived_gpu_ratio FROM sample WHERE run_id = ?1 ORDER BY time_s, rowid");
+    Statement st = db_.prepare("SELECT " + select_list<SampleRecord>(kSampleColumns) +
+                               " FROM sample WHERE run_id = ?1 ORDER BY time_s, rowid");
     st.bind_int64(1, run_id);
     std::vector<SampleRecord> out;
     while (st.step()) {
       SampleRecord s;
-      s.time = from_seconds(st.column_double(0));
-      s.gpus_total = st.column_double(1);
-      s.gpus_allocated = st.column_double(2);
-      s.gpus_busy = st.column_double(3);
-      s.gpu_memory_allocated_mib = st.column_double(4);
-      s.gpu_memory_used_mib = st.column_double(5);
-      s.pods_running = st.column_int64(6);
-      s.pods_pending = st.column_int64(7);
-      s.fragmented_gpus = st.column_double(8);
-      s.power_w = st.column_double(9);
-      s.cost_per_hour = st.column_double(10);
-      if (!st.column_is_null(11)) s.arrived_gpu_ratio = st.column_double(11);
+      read_row<SampleRecord>(st, kSampleColumns, s);
       out.push_back(s);
     }
     return out;
@@ -183,29 +171,13 @@ bool RunReader::has_table(const std::string& name) const {
 std::vector<PoolSampleRecord> RunReader::pool_samples(std::int64_t run_id) const {
   if (!has_table("pool_sample")) return {};
   return guarded([&] {
-    Statement st = db_.prepare(
-        "SELECT time_s, pool, gpus_total, gpus_allocated, gpus_busy, gpu_memory_total_mib, "
-        "gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, fragmented_gpus, power_w, "
-        "cost_per_hour, shared_units_total, shared_units_allocated FROM pool_sample "
-        "WHERE run_id = ?1 ORDER BY time_s, rowid");
+    Statement st = db_.prepare("SELECT " + select_list<PoolSampleRecord>(kPoolSampleColumns) +
+                               " FROM pool_sample WHERE run_id = ?1 ORDER BY time_s, rowid");
     st.bind_int64(1, run_id);
     std::vector<PoolSampleRecord> out;
     while (st.step()) {
       PoolSampleRecord s;
-      s.time = from_seconds(st.column_double(0));
-      s.pool = st.column_text(1);
-      s.gpus_total = st.column_double(2);
-      s.gpus_allocated = st.column_double(3);
-      s.gpus_busy = st.column_double(4);
-      s.gpu_memory_total_mib = st.column_double(5);
-      s.gpu_memory_allocated_mib = st.column_double(6);
-      s.gpu_memory_used_mib = st.column_double(7);
-      s.pods_running = st.column_int64(8);
-      s.fragmented_gpus = st.column_double(9);
-      s.power_w = st.column_double(10);
-      s.cost_per_hour = st.column_double(11);
-      s.shared_units_total = st.column_double(12);
-      s.shared_units_allocated = st.column_double(13);
+      read_row<PoolSampleRecord>(st, kPoolSampleColumns, s);
       out.push_back(std::move(s));
     }
     return out;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "reports/report_tables.hpp"
 #include "reports/sqlite_db.hpp"
 
 namespace capsim {
@@ -12,8 +13,9 @@ namespace {
 
 // Units: times in seconds (REAL), memory in MiB, cpu in millicores, money in the scenario's
 // currency (USD by default). Optional names are NULL when absent. Keep docs/report-schema.md in
-// step with this text.
-constexpr std::string_view kDdl = R"sql(
+// step with this text. The tables between event and summary are made from their column lists
+// (report_tables.hpp); the whole text is schema_ddl().
+constexpr std::string_view kDdlHead = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value
@@ -91,56 +93,9 @@ CREATE TABLE IF NOT EXISTS event (
   detail TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS event_by_seq ON event (run_id, seq);
+)sql";
 
-CREATE TABLE IF NOT EXISTS sample (
-  run_id                   INTEGER NOT NULL REFERENCES run (run_id),
-  time_s                   REAL NOT NULL,
-  gpus_total               REAL NOT NULL,
-  gpus_allocated           REAL NOT NULL,
-  gpus_busy                REAL NOT NULL,
-  gpu_memory_allocated_mib REAL NOT NULL,
-  gpu_memory_used_mib      REAL NOT NULL,
-  pods_running             INTEGER NOT NULL,
-  pods_pending             INTEGER NOT NULL,
-  fragmented_gpus          REAL NOT NULL,
-  power_w                  REAL NOT NULL,
-  cost_per_hour            REAL NOT NULL,
-  arrived_gpu_ratio        REAL
-);
-CREATE INDEX IF NOT EXISTS sample_by_time ON sample (run_id, time_s);
-
-CREATE TABLE IF NOT EXISTS pool_sample (
-  run_id                   INTEGER NOT NULL REFERENCES run (run_id),
-  time_s                   REAL NOT NULL,
-  pool                     TEXT,
-  gpus_total               REAL NOT NULL,
-  gpus_allocated           REAL NOT NULL,
-  gpus_busy                REAL NOT NULL,
-  gpu_memory_total_mib     REAL NOT NULL,
-  gpu_memory_allocated_mib REAL NOT NULL,
-  gpu_memory_used_mib      REAL NOT NULL,
-  pods_running             INTEGER NOT NULL,
-  fragmented_gpus          REAL NOT NULL,
-  power_w                  REAL NOT NULL,
-  cost_per_hour            REAL NOT NULL,
-  shared_units_total       REAL NOT NULL,
-  shared_units_allocated   REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pool_sample_by_pool ON pool_sample (run_id, pool, time_s);
-
-CREATE TABLE IF NOT EXISTS queue_sample (
-  run_id   INTEGER NOT NULL REFERENCES run (run_id),
-  time_s   REAL NOT NULL,
-  queue    TEXT NOT NULL,
-  flavor   TEXT,
-  resource TEXT NOT NULL,
-  usage    REAL NOT NULL,
-  nominal  REAL NOT NULL,
-  borrowed REAL NOT NULL,
-  pending  REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS queue_sample_by_queue ON queue_sample (run_id, queue, time_s);
-
+constexpr std::string_view kDdlTail = R"sql(
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES run (run_id),
   seq    INTEGER NOT NULL,
@@ -158,14 +113,29 @@ constexpr std::string_view kDeferredIndexDdl = R"sql(
 CREATE INDEX IF NOT EXISTS event_by_pod ON event (run_id, pod);
 )sql";
 
+std::string make_ddl() {
+  std::string ddl(kDdlHead);
+  ddl += "\n" + create_table_sql<SampleRecord>("sample", kSampleColumns) + ";\n";
+  ddl += "CREATE INDEX IF NOT EXISTS sample_by_time ON sample (run_id, time_s);\n\n";
+  ddl += create_table_sql<PoolSampleRecord>("pool_sample", kPoolSampleColumns) + ";\n";
+  ddl +=
+      "CREATE INDEX IF NOT EXISTS pool_sample_by_pool ON pool_sample (run_id, pool, time_s);\n\n";
+  ddl += create_table_sql<QueueSampleRecord>("queue_sample", kQueueSampleColumns) + ";\n";
+  ddl +=
+      "CREATE INDEX IF NOT EXISTS queue_sample_by_queue ON queue_sample (run_id, queue, time_s);\n";
+  ddl += kDdlTail;
+  return ddl;
+}
+
 }  // namespace
 
 std::string_view schema_ddl() {
-  return kDdl;
+  static const std::string ddl = make_ddl();
+  return ddl;
 }
 
 void create_schema(SqliteDb& db) {
-  db.exec(std::string(kDdl));
+  db.exec(std::string(schema_ddl()));
   db.exec(fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', {});",
                       kSchemaVersion));
   db.exec(fmt::format("PRAGMA application_id = {};", kReportApplicationId));

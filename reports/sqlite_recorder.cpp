@@ -13,6 +13,7 @@
 #include <system_error>
 #include <utility>
 
+#include "reports/report_tables.hpp"
 #include "reports/schema.hpp"
 #include "sim/check.hpp"
 #include "sim/resources.hpp"
@@ -191,19 +192,11 @@ void SqliteRecorder::prepare_statements() {
   insert_event_ = db_.prepare(
       "INSERT INTO event (run_id, seq, time_s, kind, pod, node, detail) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  insert_sample_ = db_.prepare(
-      "INSERT INTO sample (run_id, time_s, gpus_total, gpus_allocated, gpus_busy, "
-      "gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, pods_pending, "
-      "fragmented_gpus, power_w, cost_per_hour, arrived_gpu_ratio) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-  insert_pool_sample_ = db_.prepare(
-      "INSERT INTO pool_sample (run_id, time_s, pool, gpus_total, gpus_allocated, gpus_busy, "
-      "gpu_memory_total_mib, gpu_memory_allocated_mib, gpu_memory_used_mib, pods_running, "
-      "fragmented_gpus, power_w, cost_per_hour, shared_units_total, shared_units_allocated) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
-  insert_queue_sample_ = db_.prepare(
-      "INSERT INTO queue_sample (run_id, time_s, queue, flavor, resource, usage, nominal, "
-      "borrowed, pending) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  insert_sample_ = db_.prepare(insert_sql<SampleRecord>("sample", kSampleColumns));
+  insert_pool_sample_ =
+      db_.prepare(insert_sql<PoolSampleRecord>("pool_sample", kPoolSampleColumns));
+  insert_queue_sample_ =
+      db_.prepare(insert_sql<QueueSampleRecord>("queue_sample", kQueueSampleColumns));
 }
 
 void SqliteRecorder::finalize_statements() noexcept {
@@ -312,19 +305,7 @@ void SqliteRecorder::record_event(const EventRecord& e) {
 void SqliteRecorder::record_sample(const SampleRecord& s) {
   CAPSIM_CHECK(state_ == State::kRunning, "samples are recorded between begin_run and end_run");
   guarded("cannot write a sample", [&] {
-    insert_sample_.bind_int64(1, run_id_);
-    insert_sample_.bind_double(2, to_seconds(s.time));
-    insert_sample_.bind_double(3, s.gpus_total);
-    insert_sample_.bind_double(4, s.gpus_allocated);
-    insert_sample_.bind_double(5, s.gpus_busy);
-    insert_sample_.bind_double(6, s.gpu_memory_allocated_mib);
-    insert_sample_.bind_double(7, s.gpu_memory_used_mib);
-    insert_sample_.bind_int64(8, s.pods_running);
-    insert_sample_.bind_int64(9, s.pods_pending);
-    insert_sample_.bind_double(10, s.fragmented_gpus);
-    insert_sample_.bind_double(11, s.power_w);
-    insert_sample_.bind_double(12, s.cost_per_hour);
-    insert_sample_.bind_double(13, s.arrived_gpu_ratio);
+    bind_row<SampleRecord>(insert_sample_, run_id_, kSampleColumns, s);
     insert_sample_.execute();
     row_written();
   });
@@ -335,21 +316,7 @@ void SqliteRecorder::record_pool_sample(const PoolSampleRecord& s) {
                "pool samples are recorded between begin_run and end_run");
   guarded("cannot write a pool sample", [&] {
     Statement& st = insert_pool_sample_;
-    st.bind_int64(1, run_id_);
-    st.bind_double(2, to_seconds(s.time));
-    st.bind_text_or_null(3, s.pool);
-    st.bind_double(4, s.gpus_total);
-    st.bind_double(5, s.gpus_allocated);
-    st.bind_double(6, s.gpus_busy);
-    st.bind_double(7, s.gpu_memory_total_mib);
-    st.bind_double(8, s.gpu_memory_allocated_mib);
-    st.bind_double(9, s.gpu_memory_used_mib);
-    st.bind_int64(10, s.pods_running);
-    st.bind_double(11, s.fragmented_gpus);
-    st.bind_double(12, s.power_w);
-    st.bind_double(13, s.cost_per_hour);
-    st.bind_double(14, s.shared_units_total);
-    st.bind_double(15, s.shared_units_allocated);
+    bind_row<PoolSampleRecord>(st, run_id_, kPoolSampleColumns, s);
     st.execute();
     row_written();
   });
@@ -359,15 +326,7 @@ void SqliteRecorder::record_queue_sample(const QueueSampleRow& q) {
   CAPSIM_CHECK(state_ == State::kRunning,
                "queue samples are recorded between begin_run and end_run");
   guarded("cannot write a queue sample", [&] {
-    insert_queue_sample_.bind_int64(1, run_id_);
-    insert_queue_sample_.bind_double(2, to_seconds(q.time));
-    insert_queue_sample_.bind_text(3, q.queue);
-    insert_queue_sample_.bind_text_or_null(4, q.flavor);
-    insert_queue_sample_.bind_text(5, q.resource);
-    insert_queue_sample_.bind_double(6, q.usage);
-    insert_queue_sample_.bind_double(7, q.nominal);
-    insert_queue_sample_.bind_double(8, q.borrowed);
-    insert_queue_sample_.bind_double(9, q.pending);
+    bind_row<QueueSampleRecord>(insert_queue_sample_, run_id_, kQueueSampleColumns, q);
     insert_queue_sample_.execute();
     row_written();
   });

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "reports/number_format.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
 
 namespace capsim::svg {
 

@@ -9,9 +9,10 @@
 #include <set>
 
 #include "reports/compare.hpp"
-#include "reports/number_format.hpp"
 #include "reports/run_reader.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/text/escape.hpp"
+#include "reports/text/number.hpp"
 #include "sim/input_error.hpp"
 
 namespace capsim {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 
 namespace capsim {
 
@@ -314,7 +315,7 @@ void append_cost_metrics(Summary& summary, const CostLedger& ledger) {
   CAPSIM_CHECK(idle > -1e-6 * (1 + total),
                fmt::format("pods were charged {} plus {} stranded, more than the total cost {}",
                            t.allocated, t.stranded, total));
-  auto put = [&](std::string name, double v) { summary.emplace_back(std::move(name), v); };
+  auto put = [&](std::string name, double v) { put_metric(summary, std::move(name), v); };
   put("cost_hardware_usd", t.hardware);
   put("cost_energy_usd", t.energy);
   put("cost_allocated_usd", t.allocated);

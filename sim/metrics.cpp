@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 
 namespace capsim {
 
@@ -186,7 +187,7 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   const double gpu_hours_alloc = in.gpu_seconds_allocated / 3600.0;
   const double gpu_hours_busy = in.gpu_seconds_busy / 3600.0;
   Summary s;
-  auto put = [&](const std::string& k, double v) { s.emplace_back(k, v); };
+  auto put = [&](std::string k, double v) { put_metric(s, std::move(k), v); };
   put("pods_total", static_cast<double>(pods.size()));
   put("pods_completed", counts["completed"]);
   put("pods_failed", counts["failed"]);

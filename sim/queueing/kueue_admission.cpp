@@ -8,6 +8,7 @@
 
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 #include "sim/metrics.hpp"
 #include "sim/random.hpp"
 
@@ -892,7 +893,7 @@ void KueueAdmission::sample(SimTime now, Recorder& recorder) {
 
 void KueueAdmission::add_summary(Summary& s, SimTime end) const {
   const_cast<KueueAdmission*>(this)->integrate_usage();
-  auto put = [&](const std::string& k, double v) { s.emplace_back(k, v); };
+  auto put = [&](std::string k, double v) { put_metric(s, std::move(k), v); };
   const Cluster& cluster = host_->cluster();
   const std::size_t ncq = st_.cqs().size();
   const std::size_t nlq = world_->queues.local_queues.size();

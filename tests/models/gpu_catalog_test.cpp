@@ -1,5 +1,5 @@
 // Tests for the GPU catalog (models/gpu_catalog.cpp), its built-in data
-// (models/catalog/gpus.yaml) and its text/JSON renderings (models/catalog_text.cpp). The wanted
+// (models/catalog/gpus.yaml) and its text/JSON renderings (reports/catalog_text.cpp). The wanted
 // numbers come from the project fact sheet (hardware-facts.md sections 1 and 6).
 #include "models/gpu_catalog.hpp"
 
@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "models/catalog_text.hpp"
 #include "models/yaml_reader.hpp"
+#include "reports/catalog_text.hpp"
+#include "reports/text/json.hpp"
 #include "sim/input_error.hpp"
 
 namespace capsim {

@@ -128,6 +128,72 @@ TEST_CASE("thresholds: exact names beat patterns, files override the built-ins")
   CHECK(only.find("gpu_allocation_ratio_mean") == nullptr);
 }
 
+TEST_CASE("the built-in thresholds, now made from the metric catalog, print as they always did") {
+  // `capsim check --print-thresholds` before the catalog existed, byte for byte.
+  const std::string before = R"(# capsim check: built-in thresholds.
+# A metric regresses when the candidate's mean is worse than the baseline's mean by more than
+# every limit given: `absolute` (in the metric's unit) and `relative` (a fraction of the baseline).
+# With neither limit, any worsening counts.
+builtin_defaults: false
+metrics:
+  pods_completed:               {direction: higher, absolute: 0}
+  pods_failed:                  {direction: lower, absolute: 0}
+  pods_oom_killed:              {direction: lower, absolute: 0}
+  pods_preempted:               {direction: lower, absolute: 0}
+  pods_unschedulable:           {direction: lower, absolute: 0}
+  pods_pending_at_end:          {direction: lower, absolute: 0}
+  gpu_allocation_ratio_mean:    {direction: higher, absolute: 0.01}
+  gpu_utilization_ratio_mean:   {direction: higher, absolute: 0.01}
+  fragmentation_ratio_mean:     {direction: lower, absolute: 0.02}
+  wait_seconds_mean:            {direction: lower, absolute: 1, relative: 0.05}
+  wait_seconds_p50:             {direction: lower, absolute: 1, relative: 0.05}
+  wait_seconds_p95:             {direction: lower, absolute: 1, relative: 0.05}
+  wait_seconds_p99:             {direction: lower, absolute: 1, relative: 0.05}
+  jct_seconds_mean:             {direction: lower, absolute: 1, relative: 0.05}
+  slowdown_mean:                {direction: lower, absolute: 0.01, relative: 0.05}
+  makespan_seconds:             {direction: lower, absolute: 1, relative: 0.02}
+  gpu_hours_lost_to_preemption: {direction: lower, absolute: 0.1, relative: 0.05}
+  cost_total_usd:               {direction: lower, relative: 0.02}
+  cost_per_busy_gpu_hour_usd:   {direction: lower, relative: 0.02}
+  energy_kwh:                   {direction: lower, relative: 0.02}
+  "queue.*.wait_seconds_p95":   {direction: lower, absolute: 60, relative: 0.10}
+)";
+  CHECK(builtin_thresholds_yaml() == before);
+}
+
+TEST_CASE(
+    "a threshold without a direction takes the catalog's, or the one its glob's metrics share") {
+  struct Case {
+    const char* name;
+    const char* pattern;
+    Direction want;  // kNeutral: rejected, the file must say
+  };
+  const Case cases[] = {
+      {"an exact metric", "jct_seconds_mean", Direction::kLowerIsBetter},
+      {"a family instance", "queue.vip.wait_seconds_p95", Direction::kLowerIsBetter},
+      {"a glob that reads as a family", "queue.*.wait_seconds_p95", Direction::kLowerIsBetter},
+      {"a glob over the wait percentiles", "wait_seconds_*", Direction::kLowerIsBetter},
+      {"a glob over the queues' waits", "queue.*.wait_seconds_*", Direction::kLowerIsBetter},
+      // cost_allocated_usd and cost_unqueued_usd are neutral; the others all say lower.
+      {"a glob over the costs", "cost_*", Direction::kLowerIsBetter},
+      {"a glob whose metrics disagree", "pods_*", Direction::kNeutral},
+      {"a neutral metric", "pods_total", Direction::kNeutral},
+      {"a name capsim does not know", "gpu_hours_stranded", Direction::kNeutral},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string yaml =
+        std::string("builtin_defaults: false\nmetrics:\n  \"") + c.pattern + "\": {absolute: 1}\n";
+    if (c.want == Direction::kNeutral) {
+      CHECK_THROWS_AS(Thresholds::parse(yaml, "t.yaml"), InputError);
+    } else {
+      const Thresholds th = Thresholds::parse(yaml, "t.yaml");
+      REQUIRE(th.entries().size() == 1);
+      CHECK(th.entries()[0].direction == c.want);
+    }
+  }
+}
+
 TEST_CASE("metrics missing on one side are failures or skips, never silent passes") {
   const Thresholds th = Thresholds::parse(
       "builtin_defaults: false\nmetrics:\n  a: {direction: lower}\n  b: {direction: lower}\n"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "fixtures/cli_run.hpp"
-#include "reports/number_format.hpp"
 #include "reports/run_reader.hpp"
+#include "reports/text/number.hpp"
 
 using namespace capsim;
 using namespace capsim::testing;

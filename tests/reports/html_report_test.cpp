@@ -5,7 +5,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/metric_catalog.hpp"
 
 using namespace capsim;
 
@@ -58,5 +63,37 @@ TEST_CASE("a report file without pool samples renders cluster-wide charts and sa
   CHECK(html.find("No pod was ever left pending") != std::string::npos);
   // The queue's cost is in the breakdown, tagged with its metric.
   CHECK(html.find(R"(data-metric="queue.q.cost_usd" data-value="2.5">2.500</span>)") !=
+        std::string::npos);
+}
+
+TEST_CASE("the headline cards are the catalog's headline metrics, in the catalog's order") {
+  const std::string html = render_html_report(minimal(false, true));
+  std::vector<std::pair<int, std::string>> cards;
+  for (const MetricDef& m : metric_catalog()) {
+    if (m.headline > 0) cards.emplace_back(m.headline, std::string(m.name));
+  }
+  std::sort(cards.begin(), cards.end());
+  REQUIRE(cards.size() == 10);
+  // Each card's value is tagged with its metric when the run has it; the minimal run has only
+  // pods_total and cost_total_usd, so the labels show the order.
+  const char* labels[] = {"Pods completed",
+                          "GPU allocation, mean",
+                          "GPU utilisation, mean",
+                          "Wait, p95",
+                          "Job completion time, mean",
+                          "Fragmentation, mean",
+                          "Total cost",
+                          "Cost per busy GPU-hour",
+                          "GPU energy",
+                          "Left waiting at the end"};
+  std::size_t at = 0;
+  for (const char* label : labels) {
+    CAPTURE(label);
+    const std::size_t found =
+        html.find(std::string(R"(<div class="label">)") + label + "</div>", at);
+    REQUIRE(found != std::string::npos);
+    at = found;
+  }
+  CHECK(html.find(R"(<div class="value"><span class="num" data-metric="cost_total_usd")") !=
         std::string::npos);
 }

@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <boost/program_options/errors.hpp>
-#include <cmath>
 #include <iostream>
 
 #include "reports/sqlite_recorder.hpp"
+#include "reports/text/json.hpp"
+#include "reports/text/number.hpp"
 #include "sim/check.hpp"
 #include "sim/input_error.hpp"
 #include "sim/simulation.hpp"
@@ -51,42 +52,14 @@ bool stderr_is_tty() {
   return isatty(STDERR_FILENO) == 1;
 }
 
+// Thin wrappers kept for the subcommands that call them; the text is reports/text's.
 std::string json_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+  const std::string quoted = json_quote(s);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 std::string format_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15)
-    return fmt::format("{}", std::llround(v));
-  return fmt::format("{:.6g}", v);
+  return compact_number(v);
 }
 
 }  // namespace capsim::cli

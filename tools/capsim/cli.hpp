@@ -30,8 +30,10 @@ struct UsageError : std::runtime_error {
 };
 
 bool stderr_is_tty();
+// `s` JSON-escaped, without the quotes (reports/text/json.hpp's json_quote).
 std::string json_escape(const std::string& s);
-std::string format_number(double v);  // integers without decimals, others with up to 6 digits
+// reports/text/number.hpp's compact_number: integers without decimals, others to 6 digits.
+std::string format_number(double v);
 
 int cmd_run(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);

@@ -4,7 +4,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "models/catalog_text.hpp"
+#include "reports/catalog_text.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/mig_layout.hpp"
 #include "models/yaml_reader.hpp"

@@ -1,5 +1,5 @@
 // figure() is the one way report, compare and check print a number; the report test parses it.
-#include "reports/number_format.hpp"
+#include "reports/text/number.hpp"
 
 #include <doctest/doctest.h>
 
@@ -57,7 +57,11 @@ TEST_CASE("durations read like a person would say them") {
   CHECK(human_seconds(187200) == "2d 04h");
 }
 
-TEST_CASE("text is escaped for HTML and markdown tables") {
-  CHECK(html_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
-  CHECK(markdown_cell("a|b\nc") == "a\\|b c");
+TEST_CASE("run and plan figures: integers whole, others to six significant digits") {
+  CHECK(compact_number(2474) == "2474");
+  CHECK(compact_number(-3) == "-3");
+  CHECK(compact_number(0.72341234) == "0.723412");
+  CHECK(compact_number(1234567.5) == "1.23457e+06");
+  CHECK(compact_number(std::numeric_limits<double>::quiet_NaN()) == "null");
+  CHECK(compact_number(std::numeric_limits<double>::infinity()) == "null");
 }

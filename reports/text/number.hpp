@@ -1,11 +1,10 @@
-// Number and text formatting shared by report, compare and check, so that a figure reads the same
-// in the HTML, the markdown and the terminal: figure() shows 4 significant digits (integers in
-// full) with thousands separators, and the tests that compare report figures with the summary
-// table parse exactly this form.
+// Number formatting for every text capsim writes, so that a figure reads the same in the HTML,
+// the markdown and the terminal: figure() shows 4 significant digits (integers in full) with
+// thousands separators, and the tests that compare report figures with the summary table parse
+// exactly this form. JSON numbers are json_number() (reports/text/json.hpp).
 #pragma once
 
 #include <string>
-#include <string_view>
 
 namespace capsim {
 
@@ -22,9 +21,8 @@ std::string percent_change(double change, double base);
 std::string exact_number(double v);
 // A duration in seconds as "45s", "12m 30s", "3h 05m", "2d 04h".
 std::string human_seconds(double s);
-
-std::string html_escape(std::string_view s);
-// Escapes | and newlines for a markdown table cell.
-std::string markdown_cell(std::string_view s);
+// `capsim run`'s and `capsim plan`'s figures: integers without decimals, others with up to 6
+// significant digits ("0.723412", "1.5e+06"); null for NaN and infinities (it also goes into JSON).
+std::string compact_number(double v);
 
 }  // namespace capsim

@@ -1,6 +1,7 @@
 // Text and JSON renderings of the GPU catalog for `capsim catalog [MODEL] [--json]`. Pure
-// functions of the catalog: the CLI prints the returned string on stdout. The JSON mirrors the
-// YAML field names of models/catalog/gpus.yaml (docs/gpu-catalog.md), so a script can read both.
+// functions of the catalog (presentation, so it lives in reports/ beside the other renderers): the
+// CLI prints the returned string on stdout. The JSON mirrors the YAML field names of
+// models/catalog/gpus.yaml (docs/gpu-catalog.md), so a script can read both.
 #pragma once
 
 #include <string>
@@ -21,9 +22,5 @@ std::string render_model_detail(const GpuModel& model);
 // {"models": [...]} with one object per model, as render_model_json writes it.
 std::string render_catalog_json(const GpuCatalog& catalog);
 std::string render_model_json(const GpuModel& model);
-
-// `s` as a JSON string literal, quotes included. Control characters are escaped; invalid UTF-8
-// bytes become U+FFFD so that the output is always valid JSON.
-std::string json_quote(std::string_view s);
 
 }  // namespace capsim

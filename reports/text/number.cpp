@@ -1,4 +1,4 @@
-#include "reports/number_format.hpp"
+#include "reports/text/number.hpp"
 
 #include <fmt/format.h>
 
@@ -88,45 +88,11 @@ std::string human_seconds(double s) {
   return sign + fmt::format("{}m {:02}s", m, sec);
 }
 
-std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string markdown_cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
+std::string compact_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15)
+    return fmt::format("{}", std::llround(v));
+  return fmt::format("{:.6g}", v);
 }
 
 }  // namespace capsim

@@ -1,0 +1,197 @@
+// The report tables whose rows are sim/recorder.hpp records (`sample`, `pool_sample`,
+// `queue_sample`), each described once as a list of columns: name, SQL type and the record member
+// the column holds. The CREATE TABLE text (schema.cpp), the INSERT and its binding
+// (sqlite_recorder.cpp) and the SELECT and its parse (run_reader.cpp) are made from these lists,
+// so a new column is one line here (and its row in docs/report-schema.md, which
+// tests/reports/contract_test.cpp checks). Every table also starts with run_id, which the lists
+// leave out. Constant data; the functions are pure apart from the Statement they are given.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "reports/sqlite_db.hpp"
+#include "sim/recorder.hpp"
+#include "sim/time.hpp"
+
+namespace capsim {
+
+enum class ColumnKind {
+  kSeconds,  // a SimTime member stored as REAL seconds
+  kReal,
+  kInteger,
+  kText,  // a TEXT column without NOT NULL stores "" as NULL
+};
+
+template <typename Row>
+struct Column {
+  std::string_view name;
+  std::string_view sql_type;  // as CREATE TABLE writes it
+  ColumnKind kind = ColumnKind::kReal;
+  // The member, by kind (SimTime and std::int64_t are one type, so the kind tells them apart).
+  std::int64_t Row::*integer = nullptr;  // kSeconds, kInteger
+  double Row::*real = nullptr;           // kReal
+  std::string Row::*text = nullptr;      // kText
+};
+
+template <typename Row>
+constexpr Column<Row> seconds_column(std::string_view name, std::string_view type,
+                                     SimTime Row::*m) {
+  return {name, type, ColumnKind::kSeconds, m, nullptr, nullptr};
+}
+template <typename Row>
+constexpr Column<Row> real_column(std::string_view name, std::string_view type, double Row::*m) {
+  return {name, type, ColumnKind::kReal, nullptr, m, nullptr};
+}
+template <typename Row>
+constexpr Column<Row> integer_column(std::string_view name, std::string_view type,
+                                     std::int64_t Row::*m) {
+  return {name, type, ColumnKind::kInteger, m, nullptr, nullptr};
+}
+template <typename Row>
+constexpr Column<Row> text_column(std::string_view name, std::string_view type,
+                                  std::string Row::*m) {
+  return {name, type, ColumnKind::kText, nullptr, nullptr, m};
+}
+
+// clang-format off
+inline constexpr Column<SampleRecord> kSampleColumns[] = {
+    seconds_column("time_s", "REAL NOT NULL", &SampleRecord::time),
+    real_column("gpus_total", "REAL NOT NULL", &SampleRecord::gpus_total),
+    real_column("gpus_allocated", "REAL NOT NULL", &SampleRecord::gpus_allocated),
+    real_column("gpus_busy", "REAL NOT NULL", &SampleRecord::gpus_busy),
+    real_column("gpu_memory_allocated_mib", "REAL NOT NULL", &SampleRecord::gpu_memory_allocated_mib),
+    real_column("gpu_memory_used_mib", "REAL NOT NULL", &SampleRecord::gpu_memory_used_mib),
+    integer_column("pods_running", "INTEGER NOT NULL", &SampleRecord::pods_running),
+    integer_column("pods_pending", "INTEGER NOT NULL", &SampleRecord::pods_pending),
+    real_column("fragmented_gpus", "REAL NOT NULL", &SampleRecord::fragmented_gpus),
+    real_column("power_w", "REAL NOT NULL", &SampleRecord::power_w),
+    real_column("cost_per_hour", "REAL NOT NULL", &SampleRecord::cost_per_hour),
+    // NaN (time-driven samples) is stored as NULL and reads back as NaN, the member's default.
+    real_column("arrived_gpu_ratio", "REAL", &SampleRecord::arrived_gpu_ratio),
+};
+
+inline constexpr Column<PoolSampleRecord> kPoolSampleColumns[] = {
+    seconds_column("time_s", "REAL NOT NULL", &PoolSampleRecord::time),
+    text_column("pool", "TEXT", &PoolSampleRecord::pool),
+    real_column("gpus_total", "REAL NOT NULL", &PoolSampleRecord::gpus_total),
+    real_column("gpus_allocated", "REAL NOT NULL", &PoolSampleRecord::gpus_allocated),
+    real_column("gpus_busy", "REAL NOT NULL", &PoolSampleRecord::gpus_busy),
+    real_column("gpu_memory_total_mib", "REAL NOT NULL", &PoolSampleRecord::gpu_memory_total_mib),
+    real_column("gpu_memory_allocated_mib", "REAL NOT NULL", &PoolSampleRecord::gpu_memory_allocated_mib),
+    real_column("gpu_memory_used_mib", "REAL NOT NULL", &PoolSampleRecord::gpu_memory_used_mib),
+    integer_column("pods_running", "INTEGER NOT NULL", &PoolSampleRecord::pods_running),
+    real_column("fragmented_gpus", "REAL NOT NULL", &PoolSampleRecord::fragmented_gpus),
+    real_column("power_w", "REAL NOT NULL", &PoolSampleRecord::power_w),
+    real_column("cost_per_hour", "REAL NOT NULL", &PoolSampleRecord::cost_per_hour),
+    real_column("shared_units_total", "REAL NOT NULL", &PoolSampleRecord::shared_units_total),
+    real_column("shared_units_allocated", "REAL NOT NULL", &PoolSampleRecord::shared_units_allocated),
+};
+
+inline constexpr Column<QueueSampleRecord> kQueueSampleColumns[] = {
+    seconds_column("time_s", "REAL NOT NULL", &QueueSampleRecord::time),
+    text_column("queue", "TEXT NOT NULL", &QueueSampleRecord::queue),
+    text_column("flavor", "TEXT", &QueueSampleRecord::flavor),
+    text_column("resource", "TEXT NOT NULL", &QueueSampleRecord::resource),
+    real_column("usage", "REAL NOT NULL", &QueueSampleRecord::usage),
+    real_column("nominal", "REAL NOT NULL", &QueueSampleRecord::nominal),
+    real_column("borrowed", "REAL NOT NULL", &QueueSampleRecord::borrowed),
+    real_column("pending", "REAL NOT NULL", &QueueSampleRecord::pending),
+};
+// clang-format on
+
+// `CREATE TABLE IF NOT EXISTS <table> (...)` with run_id first, names padded to one column, no
+// trailing ';'. SQLite keeps this text as the table's schema (`.schema` shows it).
+template <typename Row>
+std::string create_table_sql(std::string_view table, std::span<const Column<Row>> columns) {
+  std::size_t width = std::string_view("run_id").size();
+  for (const Column<Row>& c : columns)
+    width = std::max(width, c.name.size());
+  auto line = [&](std::string_view name, std::string_view type) {
+    return "  " + std::string(name) + std::string(width + 1 - name.size(), ' ') + std::string(type);
+  };
+  std::string out = "CREATE TABLE IF NOT EXISTS " + std::string(table) + " (\n";
+  out += line("run_id", "INTEGER NOT NULL REFERENCES run (run_id)");
+  for (const Column<Row>& c : columns)
+    out += ",\n" + line(c.name, c.sql_type);
+  return out + "\n)";
+}
+
+// `INSERT INTO <table> (run_id, ...) VALUES (?1, ...)`, for bind_row.
+template <typename Row>
+std::string insert_sql(std::string_view table, std::span<const Column<Row>> columns) {
+  std::string names = "run_id", values = "?1";
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    names += ", " + std::string(columns[i].name);
+    values += ", ?" + std::to_string(i + 2);
+  }
+  return "INSERT INTO " + std::string(table) + " (" + names + ") VALUES (" + values + ")";
+}
+
+// The columns' names, comma-separated, for a SELECT that read_row parses.
+template <typename Row>
+std::string select_list(std::span<const Column<Row>> columns) {
+  std::string out;
+  for (const Column<Row>& c : columns)
+    out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+// Binds run_id and `row` to an insert_sql statement.
+template <typename Row>
+void bind_row(Statement& st, std::int64_t run_id, std::span<const Column<Row>> columns,
+              const Row& row) {
+  st.bind_int64(1, run_id);
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const Column<Row>& c = columns[i];
+    const int index = static_cast<int>(i) + 2;
+    switch (c.kind) {
+      case ColumnKind::kSeconds:
+        st.bind_double(index, to_seconds(row.*c.integer));
+        break;
+      case ColumnKind::kReal:
+        st.bind_double(index, row.*c.real);  // SQLite stores NaN as NULL
+        break;
+      case ColumnKind::kInteger:
+        st.bind_int64(index, row.*c.integer);
+        break;
+      case ColumnKind::kText:
+        if (c.sql_type.find("NOT NULL") != std::string_view::npos) {
+          st.bind_text(index, row.*c.text);
+        } else {
+          st.bind_text_or_null(index, row.*c.text);
+        }
+        break;
+    }
+  }
+}
+
+// Reads a row of a SELECT of select_list(columns) (from column `first`) into `row`; a NULL
+// leaves the member as it was (its default: NaN, "", 0).
+template <typename Row>
+void read_row(const Statement& st, std::span<const Column<Row>> columns, Row& row, int first = 0) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const Column<Row>& c = columns[i];
+    const int col = static_cast<int>(i) + first;
+    if (st.column_is_null(col)) continue;
+    switch (c.kind) {
+      case ColumnKind::kSeconds:
+        row.*c.integer = from_seconds(st.column_double(col));
+        break;
+      case ColumnKind::kReal:
+        row.*c.real = st.column_double(col);
+        break;
+      case ColumnKind::kInteger:
+        row.*c.integer = st.column_int64(col);
+        break;
+      case ColumnKind::kText:
+        row.*c.text = st.column_text(col);
+        break;
+    }
+  }
+}
+
+}  // namespace capsim
