@@ -31,6 +31,7 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       observers_(std::move(observers)),
       lifecycle_(cluster_),
       jobs_(world, cluster_),
+      gangs_(world, cluster_),
       ledger_(cluster_, config_.energy, *models_.charge),
       sampler_(cluster_, ledger_, *models_.fragmentation) {}
 
@@ -76,7 +77,7 @@ double Simulation::pod_rate(PodId pod, NodeId node) const {
   const GangId g = cluster_.spec(pod).gang;
   if (g == kNoGang || rate <= 0) return rate;
   // A gang moves at the pace of its slowest running member (synchronous training steps).
-  for (PodId m : gangs_[g].members) {
+  for (PodId m : gangs_.members(g)) {
     if (m == pod) continue;
     const PodState& ms = cluster_.pod(m);
     if (ms.phase == PodPhase::kRunning) rate = std::min(rate, own_rate(m, ms.node));
@@ -144,7 +145,7 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
   for (std::size_t i = 0; i < direct; ++i) {
     const GangId g = cluster_.spec(affected[i]).gang;
     if (g == kNoGang) continue;
-    for (PodId m : gangs_[g].members) {
+    for (PodId m : gangs_.members(g)) {
       if (cluster_.pod(m).phase == PodPhase::kRunning &&
           std::find(affected.begin(), affected.end(), m) == affected.end()) {
         affected.push_back(m);
@@ -170,7 +171,6 @@ RunResult Simulation::run(RunInfo& info) {
   }
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
-  gangs_.assign(world_->gangs.size(), GangRun{});
   models_.admission->attach(*this);
 
   recorder_->begin_run(info, *world_);
@@ -204,7 +204,8 @@ RunResult Simulation::run(RunInfo& info) {
   lifecycle_.check_invariants();
   ledger_.check_rates();
   check_conservation(cluster_, out.pods);
-  check_queueing_invariants();
+  gangs_.check_invariants();
+  models_.admission->check_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
@@ -229,7 +230,8 @@ void Simulation::handle(const Event& e, Engine& engine) {
   if (config_.paranoid) {
     cluster_.check_invariants();
     lifecycle_.check_invariants();
-    check_queueing_invariants();
+    gangs_.check_invariants();
+    models_.admission->check_invariants();
     ledger_.check_rates();
   }
   if (observers_.progress && (engine.processed() & 4095) == 0) {
@@ -320,7 +322,7 @@ void Simulation::on_schedule_cycle(const Event&) {
     const PodId pod = *popped;
     PodState& s = cluster_.pod(pod);
     ++s.attempts;
-    if (const GangId g = cluster_.spec(pod).gang; g != kNoGang && gangs_[g].leader == pod) {
+    if (gangs_.is_leader(pod)) {
       place_gang(pod);  // all its members or none
       continue;
     }
@@ -375,7 +377,7 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.nominated_node = kNoNode;
   s.memory_peaked = false;
   ++s.runs;
-  if (spec.gang != kNoGang) ++gangs_[spec.gang].running;
+  if (spec.gang != kNoGang) gangs_.member_started(spec.gang);
   models_.admission->on_pod_started(pod);
   s.work_left = spec.duration;  // a restart begins again: no checkpoints
   s.progress_at = -1;
@@ -477,8 +479,7 @@ void Simulation::on_pod_finish(const Event& e) {
   s.work_left = 0;
   record(spec.fails ? "fail" : "complete", pod, node, "");
   if (spec.gang != kNoGang) {
-    --gangs_[spec.gang].running;
-    ++gangs_[spec.gang].finished;
+    gangs_.member_finished(spec.gang);
   }
   jobs_.on_pod_ended(
       pod, spec.fails ? JobController::Outcome::kFailed : JobController::Outcome::kSucceeded,
@@ -514,8 +515,8 @@ void Simulation::gang_member_stopped(PodId pod, std::string_view kind) {
   if (spec.gang == kNoGang) return;
   // A gang does not run partly: losing one member restarts all of them. A member in
   // CrashLoopBackOff still holds its devices and counts as running.
-  --gangs_[spec.gang].running;
-  const std::vector<PodId> members = gangs_[spec.gang].members;
+  gangs_.member_stopped(spec.gang);
+  const std::vector<PodId> members = gangs_.members(spec.gang);
   for (PodId m : members) {
     const PodPhase ph = cluster_.pod(m).phase;
     if (ph == PodPhase::kRunning || ph == PodPhase::kCrashBackoff) {
@@ -678,7 +679,7 @@ void Simulation::take_samples() {
   sampler_.refresh();
   // Pending: in the scheduling queue, parked behind a gang's leader, or held for admission.
   const auto pending =
-      static_cast<std::int64_t>(queue_.size() + parked_ + models_.admission->held_pods());
+      static_cast<std::int64_t>(queue_.size() + gangs_.parked() + models_.admission->held_pods());
   recorder_->record_sample(sampler_.sample(engine_.now(), pending));
   models_.admission->sample(engine_.now(), *recorder_);
   for (const PoolSampleRecord& p : sampler_.pool_samples(engine_.now()))

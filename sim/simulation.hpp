@@ -23,6 +23,7 @@
 #include "sim/queueing/admission.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/recorder.hpp"
+#include "sim/run/gang_coordinator.hpp"
 #include "sim/run/job_controller.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
@@ -162,7 +163,6 @@ class Simulation final : public EventHandler, private AdmissionHost {
   // Gangs and the admission layer (simulation_queueing.cpp).
   void enqueue_for_scheduling(PodId pod);
   void place_gang(PodId leader);
-  void check_queueing_invariants() const;
   SimTime now() const override { return engine_.now(); }
   void release_to_scheduler(PodId pod) override { enqueue_for_scheduling(pod); }
   void withdraw(PodId pod, const std::string& why) override;
@@ -193,6 +193,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
   std::size_t next_arrival_ = 0;
   PodLifecycle lifecycle_;
   JobController jobs_;
+  GangCoordinator gangs_;
 
   bool cycle_scheduled_ = false;
   SimTime backoff_wake_at_ = kEndOfTime;
@@ -204,17 +205,6 @@ class Simulation final : public EventHandler, private AdmissionHost {
   CostLedger ledger_;
   Sampler sampler_;
 
-  // A gang waits in the scheduling queue as one member (the leader); the others are parked
-  // until the leader's attempt places them all or none.
-  struct GangRun {
-    std::vector<PodId> members;  // every pod of the gang that became pending
-    PodId leader = kNoPod;
-    std::vector<PodId> parked;
-    std::int32_t running = 0;   // members in phase Running
-    std::int32_t finished = 0;  // members that ended since the gang was last placed
-  };
-  std::vector<GangRun> gangs_;
-  std::size_t parked_ = 0;
   bool admission_scheduled_ = false;
 };
 

@@ -17,39 +17,18 @@ namespace capsim {
 void Simulation::enqueue_for_scheduling(PodId pod) {
   const PodSpec& spec = cluster_.spec(pod);
   const SimTime now = engine_.now();
-  if (spec.gang != kNoGang) {
-    GangRun& g = gangs_[spec.gang];
-    if (std::find(g.members.begin(), g.members.end(), pod) == g.members.end()) {
-      g.members.push_back(pod);
-    }
-    // A gang that runs already (a Job's later pods, a replacement for a failed member) takes
-    // its stragglers one by one; otherwise one member leads and the others wait with it.
-    if (g.running == 0) {
-      if (g.leader != kNoPod) {
-        g.parked.push_back(pod);
-        ++parked_;
-        const auto waiting = static_cast<std::int32_t>(g.parked.size() + 1);
-        if (waiting != world_->gangs[spec.gang].min_member) return;
-        // The gang just became complete: the newest member leads, so the gang is tried now
-        // even if the old leader sits in unschedulablePods waiting for an event.
-        queue_.remove(g.leader);
-        g.parked.back() = g.leader;
-      }
-      g.leader = pod;
-    }
-  }
+  const GangCoordinator::Pending p = gangs_.on_pending(pod);
+  if (p.dequeue != kNoPod) queue_.remove(p.dequeue);
+  if (!p.queue) return;  // parked behind its gang's leader
   queue_.add(pod, spec.priority, now);
   request_cycle();
 }
 
 void Simulation::place_gang(PodId leader) {
   const GangId gid = cluster_.spec(leader).gang;
-  GangRun& g = gangs_[gid];
   const GangSpec& gs = world_->gangs[gid];
   const SimTime now = engine_.now();
-  std::vector<PodId> members = g.parked;
-  members.push_back(leader);
-  std::sort(members.begin(), members.end());
+  const std::vector<PodId> members = gangs_.attempt(leader);
   PodState& ls = cluster_.pod(leader);
 
   auto fail = [&](const std::string& message, std::uint64_t rejectors, bool unresolvable) {
@@ -108,10 +87,7 @@ void Simulation::place_gang(PodId leader) {
   //    the pace of the slowest, see pod_rate); members that did not fit follow one by one.
   for (auto it = placed.rbegin(); it != placed.rend(); ++it)
     cluster_.unbind(it->first);
-  parked_ -= g.parked.size();
-  g.parked.clear();
-  g.leader = kNoPod;
-  g.finished = 0;
+  gangs_.started(gid);
   const bool leader_placed = std::find(unplaced.begin(), unplaced.end(), leader) == unplaced.end();
   if (leader_placed) {
     queue_.done(leader);
@@ -121,8 +97,9 @@ void Simulation::place_gang(PodId leader) {
   }
   for (const auto& [m, p] : placed)
     bind_pod(m, p);
-  CAPSIM_CHECK(g.running >= gs.min_member, fmt::format("gang {} started {} of its {} members",
-                                                       gs.name, g.running, gs.min_member));
+  CAPSIM_CHECK(gangs_.running(gid) >= gs.min_member,
+               fmt::format("gang {} started {} of its {} members", gs.name, gangs_.running(gid),
+                           gs.min_member));
   for (PodId m : unplaced) {
     if (m != leader) enqueue_for_scheduling(m);  // the gang runs: a plain pod now
   }
@@ -135,24 +112,10 @@ void Simulation::withdraw(PodId pod, const std::string& why) {
     return;
   }
   if (s.phase != PodPhase::kPending) return;  // terminating already, or ended
-  const GangId gid = cluster_.spec(pod).gang;
-  if (gid != kNoGang) {
-    GangRun& g = gangs_[gid];
-    auto it = std::find(g.parked.begin(), g.parked.end(), pod);
-    if (it != g.parked.end()) {
-      g.parked.erase(it);
-      --parked_;
-    } else if (g.leader == pod) {
-      queue_.remove(pod);
-      g.leader = kNoPod;
-      if (!g.parked.empty()) {  // another member leads
-        g.leader = g.parked.back();
-        g.parked.pop_back();
-        --parked_;
-        queue_.add(g.leader, cluster_.spec(g.leader).priority, engine_.now());
-        request_cycle();
-      }
-    }
+  if (gangs_.is_leader(pod)) queue_.remove(pod);
+  if (const PodId next = gangs_.withdraw(pod); next != kNoPod) {  // another member leads
+    queue_.add(next, cluster_.spec(next).priority, engine_.now());
+    request_cycle();
   }
   queue_.remove(pod);
   scheduler_.clear_nomination(pod);
@@ -168,30 +131,6 @@ void Simulation::request_admission() {
   if (admission_scheduled_) return;
   admission_scheduled_ = true;
   engine_.schedule(engine_.now(), kAdmissionCycle);
-}
-
-void Simulation::check_queueing_invariants() const {
-  models_.admission->check_invariants();
-  // No gang runs partly: while any member runs, the members running now and those that ended
-  // since the gang started add up to at least its minimum.
-  std::size_t parked = 0;
-  for (std::size_t gi = 0; gi < gangs_.size(); ++gi) {
-    const GangRun& g = gangs_[gi];
-    const GangSpec& gs = world_->gangs[gi];
-    std::int32_t running = 0;
-    for (PodId m : g.members)
-      running += cluster_.pod(m).phase == PodPhase::kRunning ||
-                         cluster_.pod(m).phase == PodPhase::kCrashBackoff
-                     ? 1
-                     : 0;
-    CAPSIM_CHECK(running == g.running, fmt::format("gang {} counts {} running members, but {} run",
-                                                   gs.name, g.running, running));
-    CAPSIM_CHECK(running == 0 || running + g.finished >= gs.min_member,
-                 fmt::format("gang {} runs partly: {} of its {} members run", gs.name, running,
-                             gs.min_member));
-    parked += g.parked.size();
-  }
-  CAPSIM_CHECK(parked == parked_, "the count of parked gang members is off");
 }
 
 }  // namespace capsim
