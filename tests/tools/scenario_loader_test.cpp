@@ -134,3 +134,70 @@ TEST_CASE("the scenario digest covers the extended file, so editing the base cha
   d.write("base.yaml", changed);
   CHECK(load_scenario(v, {}).sha256 != first);
 }
+
+namespace {
+const char* kTraced = R"(name: traced
+cluster:
+  pools:
+    - {name: a, count: 2, gpu: {model: A100-80GB, count: 8}, cpu: 64, memory: 512Gi}
+workload:
+  traces:
+    - {path: traces/t.csv}
+)";
+const char* kTrace = "pod,submit,duration,gpu\np0,0,1h,1\np1,10s,2h,2\n";
+}  // namespace
+
+TEST_CASE("the scenario digest covers the trace: editing the CSV changes it, a reload does not") {
+  Dir d;
+  fs::create_directories(d.path / "traces");
+  d.write("traces/t.csv", kTrace);
+  const std::string v = d.write("s.yaml", kTraced);
+  const std::string first = load_scenario(v, {}).sha256;
+  CHECK(first.size() == 64);
+  CHECK(load_scenario(v, {}).sha256 == first);
+  std::string changed = kTrace;
+  changed.replace(changed.find("2h"), 2, "3h");  // one duration, same length
+  d.write("traces/t.csv", changed);
+  CHECK(load_scenario(v, {}).sha256 != first);
+  d.write("traces/t.csv", kTrace);
+  CHECK(load_scenario(v, {}).sha256 == first);
+  // An override is part of the variant too.
+  LoadOptions lo;
+  lo.overrides = {"cluster.pools.a.count=3"};
+  CHECK(load_scenario(v, lo).sha256 != first);
+}
+
+TEST_CASE("a scenario loads entirely from memory, and the source lists every file it read") {
+  MemoryFiles files;
+  files.add("mem/base.yaml", kTraced)
+      .add("mem/s.yaml", "extends: base.yaml\nname: from-memory\n")
+      .add("mem/traces/t.csv", kTrace);
+  const Scenario s = load_scenario("mem/s.yaml", {}, files);
+  CHECK(s.name == "from-memory");
+  CHECK(s.world->nodes.size() == 2);
+  REQUIRE(s.world->pods.size() == 2);
+  CHECK(s.world->pods[1].duration == 2 * kHour);
+  REQUIRE(files.reads().size() == 3);
+  CHECK(files.reads()[0].path == "mem/s.yaml");
+  CHECK(files.reads()[1].path == "mem/base.yaml");
+  CHECK(files.reads()[2].path == "mem/traces/t.csv");
+  // The digest names files relative to the scenario's directory, so it is the same on disk.
+  Dir d;
+  fs::create_directories(d.path / "traces");
+  d.write("base.yaml", kTraced);
+  d.write("traces/t.csv", kTrace);
+  const std::string v = d.write("s.yaml", "extends: base.yaml\nname: from-memory\n");
+  CHECK(load_scenario(v, {}).sha256 == s.sha256);
+}
+
+TEST_CASE("a file missing from memory is a missing input named by its path") {
+  MemoryFiles files;
+  files.add("mem/s.yaml", kTraced);
+  try {
+    (void)load_scenario("mem/s.yaml", {}, files);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kMissing);
+    CHECK(e.where().file == "mem/traces/t.csv");
+  }
+}

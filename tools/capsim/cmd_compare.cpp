@@ -40,9 +40,10 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::cout
           << opts
           << "\nEvery complete run of every file is used. Runs of the same scenario (same\n"
-             "scenario_sha256, which covers --set overrides) and profile are one variant; its\n"
-             "seeds give the mean and 95 % confidence interval (Student t). Deltas are against\n"
-             "the first variant; * marks the better value. See docs/reports.md.\n"
+             "scenario_sha256, which covers every file the scenario read and the --set\n"
+             "overrides) and profile are one variant; its seeds give the mean and 95 %\n"
+             "confidence interval (Student t). Deltas are against the first variant; * marks\n"
+             "the better value. See docs/reports.md.\n"
              "A sweep file gives one row per variant, its metrics as columns (--metric takes\n"
              "names or max(PATTERN)/min(PATTERN)); --variants shows it side by side instead.\n";
       return kOk;

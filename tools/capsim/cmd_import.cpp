@@ -193,8 +193,9 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
     std::optional<std::vector<OpenbNode>> nodes;
     std::optional<std::vector<OpenbPod>> pods;
     std::string node_source, pod_source;
+    RealFiles files;
     for (const std::string& in : inputs) {
-      const CsvFile f = CsvFile::read_file(in);
+      const CsvFile f = files.csv(in);
       if (is_openb_node_list(f)) {
         if (nodes) throw UsageError("give at most one node list");
         nodes = read_openb_nodes(f, &b);
@@ -279,7 +280,8 @@ int import_job_log(const std::vector<std::string>& args) {
                                    fmt::join(job_trace_formats(), ", ")));
     }
     if (out.empty()) throw UsageError("-o OUT.csv is required");
-    JobTraceRead read = read_job_trace(format, input);
+    RealFiles files;
+    JobTraceRead read = read_job_trace(files, format, input);
     if (max_jobs > 0 && read.rows.size() > max_jobs) read.rows.resize(max_jobs);
 
     namespace fs = std::filesystem;

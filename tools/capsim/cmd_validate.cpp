@@ -28,6 +28,7 @@ namespace {
 // Returns a one-line description of what was validated.
 std::string validate_one(const std::string& path, const LoadOptions& lo) {
   namespace fs = std::filesystem;
+  RealFiles files;
   register_kueue_manifest_kinds();
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
@@ -52,7 +53,7 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     if (!format.empty()) {
       World w;
       WorldBuilder b(w, GpuCatalog::builtin());
-      const JobTraceRead read = read_job_trace(format, path);
+      const JobTraceRead read = read_job_trace(files, format, path);
       const std::size_t pods = add_job_trace(read.rows, b, JobTraceOptions{});
       b.finalize();
       std::size_t skipped = 0;
@@ -67,18 +68,18 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     WorldBuilder b(w, GpuCatalog::builtin());
     // The Alibaba openb lists are recognised by their header (docs/trace-format.md); capsim
     // traces may start with '#' comments.
-    const CsvFile f = CsvFile::read_file(path, CsvOptions{'#', true});
+    const CsvFile f = files.csv(path, CsvOptions{'#', true});
     if (is_openb_node_list(f)) {
       return fmt::format("alibaba-openb node list, {} nodes", read_openb_nodes(f, &b).size());
     }
     if (is_openb_pod_list(f)) {
       return fmt::format("alibaba-openb pod list, {} pods", read_openb_pods(f, &b).size());
     }
-    const std::size_t n = load_capsim_trace(path, b, TraceOptions{});
+    const std::size_t n = load_capsim_trace(files, path, b, TraceOptions{});
     b.finalize();
     return fmt::format("capsim trace, {} pods", n);
   }
-  auto docs = YamlNode::load_all_file(path);
+  auto docs = files.yaml_docs(path);
   if (docs.empty())
     throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""}, "the file is empty");
   const YamlNode& first = docs.front();
@@ -135,7 +136,7 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     c.merge_yaml(first);
     return fmt::format("GPU catalog, {} model(s) after merging", c.models().size());
   }
-  Scenario s = load_scenario(path, lo);
+  Scenario s = load_scenario(path, lo, files);
   // Build every profile the scenario names, so plugin configuration errors show here too.
   fw::ReasonTable reasons;
   PluginContext ctx{*s.world, reasons, s.seed};

@@ -12,23 +12,13 @@
 
 #include "reports/compare.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/loaders/file_source.hpp"
 
 namespace capsim {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
-                     "cannot open the file (does it exist and is it readable?)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A limit: a number, or a duration ("15m") in seconds.
 double read_limit(const YamlNode& n) {
@@ -66,7 +56,7 @@ std::string PlanConstraint::describe() const {
 
 PlanSpec load_plan(const std::string& path, const std::optional<std::string>& data_dir) {
   PlanSpec spec;
-  spec.text = read_text(path);
+  spec.text = RealFiles().read(path, "cannot open the file (does it exist and is it readable?)");
   const YamlNode doc = YamlNode::load_string(spec.text, path);
   if (!doc.is_map()) doc.fail("a plan file must be a YAML mapping (scenario, objective, ...)");
   MapReader m = doc.map();

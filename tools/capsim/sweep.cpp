@@ -15,6 +15,7 @@
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/runner.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/scenario_loader.hpp"
 #include "tools/loaders/sha256.hpp"
 
@@ -23,17 +24,6 @@ namespace capsim {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
-                     "cannot open the file (does it exist and is it readable?)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A scalar's text, or the flow form of anything else: the label an axis value is known by.
 std::string label_of(const YamlNode& v) {
@@ -213,7 +203,7 @@ void validate_assignments(const StudyBase& base, const std::vector<Assignment>& 
 
 SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir) {
   SweepSpec spec;
-  spec.text = read_text(path);
+  spec.text = RealFiles().read(path, "cannot open the file (does it exist and is it readable?)");
   const YamlNode doc = YamlNode::load_string(spec.text, path);
   if (!doc.is_map()) doc.fail("a sweep file must be a YAML mapping (scenario, axes, ...)");
   MapReader m = doc.map();

@@ -367,15 +367,9 @@ JobTraceRead read_philly(const YamlNode& doc) {
   return out;
 }
 
-JobTraceRead read_any(const std::string& format, const std::string* path, const std::string* text,
-                      const std::string& name) {
-  if (format == "philly") {
-    const YamlNode doc =
-        path != nullptr ? YamlNode::load_file(*path) : YamlNode::load_string(*text, name);
-    return read_philly(doc);
-  }
-  const CsvFile f =
-      path != nullptr ? CsvFile::read_file(*path, kCsv) : CsvFile::parse(*text, name, kCsv);
+JobTraceRead read_any(const std::string& format, const std::string& text, const std::string& name) {
+  if (format == "philly") return read_philly(YamlNode::load_string(text, name));
+  const CsvFile f = CsvFile::parse(text, name, kCsv);
   if (format == "helios") return read_helios(f);
   return read_capsim_jobs(f);
 }
@@ -418,13 +412,13 @@ const std::vector<std::string>& job_trace_columns() {
   return k;
 }
 
-JobTraceRead read_job_trace(const std::string& format, const std::string& path) {
-  return read_any(format, &path, nullptr, path);
+JobTraceRead read_job_trace(FileSource& files, const std::string& format, const std::string& path) {
+  return read_any(format, files.read(path), path);
 }
 
 JobTraceRead read_job_trace_text(const std::string& format, const std::string& text,
                                  const std::string& name) {
-  return read_any(format, nullptr, &text, name);
+  return read_any(format, text, name);
 }
 
 std::size_t add_job_trace(const std::vector<JobTraceRow>& rows, WorldBuilder& b,
@@ -538,8 +532,8 @@ void write_job_trace_csv(std::ostream& out, const std::vector<JobTraceRow>& rows
   }
 }
 
-void load_job_trace_entry(const std::string& format, const std::string& path, MapReader& entry,
-                          WorldBuilder& b, std::vector<std::string>* warnings) {
+void load_job_trace_entry(FileSource& files, const std::string& format, const std::string& path,
+                          MapReader& entry, WorldBuilder& b, std::vector<std::string>* warnings) {
   JobTraceOptions o;
   o.time_offset = entry.duration_or("time_offset", 0);
   o.time_scale = entry.num_or("time_scale", 1.0, 1e-9, 1e9);
@@ -564,7 +558,7 @@ void load_job_trace_entry(const std::string& format, const std::string& path, Ma
     }
   }
   if (auto v = entry.opt("max_jobs")) o.max_jobs = static_cast<std::size_t>(v->integer(1));
-  JobTraceRead read = read_job_trace(format, path);
+  JobTraceRead read = read_job_trace(files, format, path);
   if (!read.skipped.empty() && warnings != nullptr) {
     std::vector<std::string> parts;
     std::size_t total = 0;

@@ -1003,8 +1003,9 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
     load_document(d, b, opt, std::nullopt);
 }
 
-void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt) {
-  load_manifest_docs(YamlNode::load_all_file(path), b, opt);
+void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,
+                        const ManifestOptions& opt) {
+  load_manifest_docs(files.yaml_docs(path), b, opt);
 }
 
 }  // namespace capsim

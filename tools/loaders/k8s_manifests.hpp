@@ -15,6 +15,7 @@
 
 #include "models/yaml_reader.hpp"
 #include "sim/labels.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -63,7 +64,8 @@ void register_manifest_kind(ManifestKind kind);
 std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt = {});
 
 // Loads every document of a file. A missing file is InputErrorKind::kMissing.
-void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt);
+void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,
+                        const ManifestOptions& opt);
 void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
                         const ManifestOptions& opt);
 

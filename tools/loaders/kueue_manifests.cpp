@@ -726,14 +726,14 @@ void require_kueue_checks(WorldBuilder& b, std::vector<std::string>* warnings) {
   b.on_finalize("kueue", [world, warnings] { check_kueue(*world, warnings); });
 }
 
-void load_kueue_section(const YamlNode& section, WorldBuilder& b,
+void load_kueue_section(const YamlNode& section, WorldBuilder& b, FileSource& files,
                         const std::function<std::string(const YamlNode&)>& resolve,
                         std::vector<std::string>* warnings) {
   QueueConfig& q = b.world().queues;
   q.settings_given = true;
   MapReader m = section.map();
   if (auto cfg = m.opt("config")) {
-    const YamlNode doc = YamlNode::load_file(resolve(*cfg));
+    const YamlNode doc = files.yaml(resolve(*cfg));
     MapReader cm = doc.map();
     if (auto kind = cm.opt("kind"); kind && kind->str() != "Configuration") {
       kind->fail("a Kueue configuration file has kind: Configuration");
@@ -744,6 +744,13 @@ void load_kueue_section(const YamlNode& section, WorldBuilder& b,
   load_settings_map(m, q.settings, warnings, false);
   m.finish();
   require_kueue_checks(b, warnings);
+}
+
+void load_kueue_section(const YamlNode& section, WorldBuilder& b,
+                        const std::function<std::string(const YamlNode&)>& resolve,
+                        std::vector<std::string>* warnings) {
+  RealFiles files;
+  load_kueue_section(section, b, files, resolve, warnings);
 }
 
 }  // namespace capsim

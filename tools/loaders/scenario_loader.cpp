@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "models/cost_model.hpp"
 #include "models/plugin_registry.hpp"
@@ -29,19 +27,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
-                     "cannot open the scenario file (does it exist and is it readable?)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+constexpr std::string_view kCannotOpenScenario =
+    "cannot open the scenario file (does it exist and is it readable?)";
 
 struct Ctx {
   fs::path base;  // directory of the scenario file
+  FileSource* files = nullptr;
   std::string data_dir;
   WorldBuilder* b;
   Scenario* s;
@@ -235,7 +226,7 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
             fmt::format("unknown node list format '{}' (supported: alibaba-openb)", format));
       }
       lm.finish();
-      load_openb_nodes(path, *c.b, opt);
+      load_openb_nodes(*c.files, path, *c.b, opt);
     }
   }
   m.finish();
@@ -331,7 +322,7 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
       if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
-        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
+        load_job_trace_entry(*c.files, format, path, tm, *c.b, &c.s->warnings);
         tm.finish();
         continue;
       }
@@ -346,9 +337,9 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       }
       tm.finish();
       if (format == "alibaba-openb") {
-        load_openb_pods(path, *c.b, OpenbPodOptions{});
+        load_openb_pods(*c.files, path, *c.b, OpenbPodOptions{});
       } else {
-        load_capsim_trace(path, *c.b, opt);
+        load_capsim_trace(*c.files, path, *c.b, opt);
       }
     }
   }
@@ -399,7 +390,7 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
   };
   if (auto f = m.opt("config")) {
     const std::string path = c.resolve(*f);
-    auto docs = YamlNode::load_all_file(path);
+    auto docs = c.files->yaml_docs(path);
     if (docs.empty()) f->fail("the scheduler configuration file is empty");
     add_config(docs.front());
   }
@@ -468,6 +459,14 @@ void apply_experiment(const YamlNode& ex, Scenario& s) {
 
 }  // namespace
 
+std::string scenario_digest(const FileSource& files, const std::string& root,
+                            const std::vector<std::string>& overrides) {
+  std::string text = files.read_log(root);
+  for (const auto& o : overrides)
+    text += "--set " + o + "\n";
+  return sha256_hex(text);
+}
+
 std::vector<std::string> profile_names(const Scenario& s) {
   std::vector<std::string> out;
   for (const YamlNode& p : s.profiles) {
@@ -484,17 +483,17 @@ std::vector<std::string> profile_names(const Scenario& s) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  RealFiles files;
+  return load_scenario(path, options, files);
+}
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
-  const std::string text = read_all(path);
-  Sha256 h;
-  h.update(text);
-  for (const auto& o : options.overrides) {
-    h.update("\n--set ");
-    h.update(o);
+  const std::string text = files.read(path, kCannotOpenScenario);
+  for (const auto& o : options.overrides)
     s.overrides_text += o + "\n";
-  }
 
   // `extends: base.yaml` (relative to this file): the base's values, with this file's merged on
   // top (docs/scenario-format.md); errors still point at the file a value came from.
@@ -510,9 +509,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     fs::path base_path(ext.str());
     if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
     const std::string base_file = base_path.lexically_normal().string();
-    const std::string base_text = read_all(base_file);
-    h.update("\n--extends " + base_file + "\n");
-    h.update(base_text);
+    const std::string base_text = files.read(base_file, kCannotOpenScenario);
     const std::size_t before = provenance->files.size();
     YAML::Node merged = assemble(base_file, base_text, depth + 1);
     // Everything not yet attributed came from the base file.
@@ -523,7 +520,6 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     return merged;
   };
   YAML::Node root = assemble(path, text, 0);
-  s.sha256 = h.hex_digest();
   for (const auto& o : options.overrides)
     provenance->set_options.emplace_back(apply_override(root, o), o);
   YamlNode doc =
@@ -537,6 +533,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
 
   Ctx c;
   c.base = fs::path(path).parent_path();
+  c.files = &files;
   if (auto d = m.opt("data_dir")) {
     fs::path dp(d->str());
     if (dp.is_relative()) dp = c.base / dp;
@@ -567,7 +564,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     MapReader cm = cat->map();
     if (auto f = cm.opt("file")) {
       cm.finish();
-      s.catalog.merge_yaml(YamlNode::load_file(c.resolve(*f)));
+      s.catalog.merge_yaml(files.yaml(c.resolve(*f)));
     } else {
       cm.ignore("models");
       cm.finish();
@@ -595,7 +592,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto mc = m.opt("mig_configs")) {
     for (const YamlNode& e : mc->seq()) {
       if (e.is_scalar()) {
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+        for (const YamlNode& d : files.yaml_docs(c.resolve(e)))
           c.devices.add_mig_parted(d);
       } else {
         c.devices.add_mig_parted(e);
@@ -605,7 +602,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto dp = m.opt("device_plugin_configs")) {
     for (const auto& [name, e] : dp->entries()) {
       if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
+        for (const YamlNode& d : files.yaml_docs(c.resolve(e)))
           c.devices.add_device_plugin(d, name);
       } else {
         c.devices.add_device_plugin_inline(e, name);
@@ -636,12 +633,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     ManifestOptions mo;
     mo.warnings = &s.warnings;
     for (const YamlNode& f : mf->seq())
-      load_manifest_file(c.resolve(f), b, mo);
+      load_manifest_file(files, c.resolve(f), b, mo);
   }
   if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
   if (auto k = m.opt("kueue")) {
     load_kueue_section(
-        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+        *k, b, files, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
   }
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
   std::optional<YamlNode> experiment = m.opt("experiment");
@@ -664,6 +661,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
                            p.name, p.source));
     }
   }
+  s.sha256 = scenario_digest(files, c.base.string(), options.overrides);
   return s;
 }
 
