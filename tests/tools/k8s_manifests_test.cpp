@@ -393,15 +393,21 @@ TEST_CASE("new kinds plug in through the options or the registry without changin
   CHECK(e->where().line == 4);
   CHECK(contains(e->message(), "did you mean 'spec'"));
 
-  static int calls = 0;  // static: the registry outlives this test
-  register_manifest_kind(
-      ManifestKind{"test.capsim.io", "Widget", {"v1"}, [](MapReader& doc, ManifestContext&) {
+  // A kind table is a value: the core kinds plus a new one, for this load only.
+  int calls = 0;
+  ManifestKinds table = core_manifest_kinds();
+  table.push_back(
+      ManifestKind{"test.capsim.io", "Widget", {"v1"}, [&calls](MapReader& doc, ManifestContext&) {
                      doc.ignore("metadata");
                      ++calls;
                    }});
   Fixture g;
+  g.opt.kinds = &table;
   g.load("apiVersion: test.capsim.io/v1\nkind: Widget\nmetadata: {name: w}\n");
   CHECK(calls == 1);
+  Fixture h;  // other loads do not see it
+  CHECK(input_error(
+      [&] { h.load("apiVersion: test.capsim.io/v1\nkind: Widget\nmetadata: {name: w}\n"); }));
 }
 
 TEST_CASE("unknown kinds can be skipped with a warning") {

@@ -5,18 +5,15 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
-#include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/dra_manifests.hpp"
-#include "tools/loaders/job_trace.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
-#include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace po = boost::program_options;
@@ -29,55 +26,16 @@ namespace {
 std::string validate_one(const std::string& path, const LoadOptions& lo) {
   namespace fs = std::filesystem;
   RealFiles files;
-  register_kueue_manifest_kinds();
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
   }
-  if (fs::path(path).extension() == ".json" || fs::path(path).extension() == ".csv") {
-    // A job-level trace: capsim's job CSV (a `job` column, no `pod`), a Helios log (`job_id`),
-    // or a Philly log (JSON).
-    std::string format;
-    if (fs::path(path).extension() == ".json") {
-      format = "philly";
-    } else {
-      std::ifstream in(path);
-      std::string line;
-      while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
-      }
-      const auto has = [&](const std::string& col) {
-        return ("," + line + ",").find("," + col + ",") != std::string::npos;
-      };
-      if (has("job_id")) format = "helios";
-      if (has("job") && !has("pod")) format = "capsim-jobs";
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".json" || extension == ".csv") {
+    // A trace: the format whose sniff matches best (the input kind table) reads it alone.
+    const std::string text = files.read(path);
+    if (const TraceFormat* f = loader_registry().sniff_trace(SniffInput{extension, text})) {
+      return f->check(*f, text, path);
     }
-    if (!format.empty()) {
-      World w;
-      WorldBuilder b(w, GpuCatalog::builtin());
-      const JobTraceRead read = read_job_trace(files, format, path);
-      const std::size_t pods = add_job_trace(read.rows, b, JobTraceOptions{});
-      b.finalize();
-      std::size_t skipped = 0;
-      for (const auto& [why, n] : read.skipped)
-        skipped += n;
-      return fmt::format("{} job trace, {} jobs ({} pods, {} gangs), {} left out", format,
-                         read.rows.size(), pods, w.gangs.size(), skipped);
-    }
-  }
-  if (fs::path(path).extension() == ".csv") {
-    World w;
-    WorldBuilder b(w, GpuCatalog::builtin());
-    // The Alibaba openb lists are recognised by their header (docs/trace-format.md); capsim
-    // traces may start with '#' comments.
-    const CsvFile f = files.csv(path, CsvOptions{'#', true});
-    if (is_openb_node_list(f)) {
-      return fmt::format("alibaba-openb node list, {} nodes", read_openb_nodes(f, &b).size());
-    }
-    if (is_openb_pod_list(f)) {
-      return fmt::format("alibaba-openb pod list, {} pods", read_openb_pods(f, &b).size());
-    }
-    const std::size_t n = load_capsim_trace(files, path, b, TraceOptions{});
-    b.finalize();
-    return fmt::format("capsim trace, {} pods", n);
   }
   auto docs = files.yaml_docs(path);
   if (docs.empty())
@@ -115,7 +73,7 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     std::vector<std::string> warnings;
     ManifestOptions mo;
     mo.warnings = &warnings;
-    register_dra_manifest_kinds();
+    mo.kinds = &loader_registry().manifests;
     load_manifest_docs(docs, b, mo);
     b.finalize();
     finalize_dra(b, &warnings);
@@ -193,8 +151,9 @@ int cmd_validate(const std::vector<std::string>& args) {
       std::cout
           << opts
           << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
-             "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
-             "Alibaba openb node and pod lists).\n";
+             "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv and .json traces:\n";
+      for (const TraceFormat& f : loader_registry().traces)
+        std::cout << fmt::format("  {:<15} {}\n", f.name, f.summary);
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one file is required");

@@ -9,8 +9,10 @@
 #include <optional>
 #include <ostream>
 
+#include "sim/check.hpp"
 #include "sim/quantity.hpp"
 #include "tools/loaders/csv_reader.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 
 namespace capsim {
@@ -368,10 +370,10 @@ JobTraceRead read_philly(const YamlNode& doc) {
 }
 
 JobTraceRead read_any(const std::string& format, const std::string& text, const std::string& name) {
-  if (format == "philly") return read_philly(YamlNode::load_string(text, name));
-  const CsvFile f = CsvFile::parse(text, name, kCsv);
-  if (format == "helios") return read_helios(f);
-  return read_capsim_jobs(f);
+  const TraceFormat* f = loader_registry().trace(format);
+  CAPSIM_CHECK(f != nullptr && f->read_jobs != nullptr,
+               fmt::format("'{}' is not a job-log format of the loader registry", format));
+  return f->read_jobs(text, name);
 }
 
 bool scale_time(SimDuration t, double scale, SimDuration& out) {
@@ -393,14 +395,16 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-const std::vector<std::string>& job_trace_formats() {
-  static const std::vector<std::string> k = {"capsim-jobs", "helios", "philly"};
-  return k;
+JobTraceRead read_capsim_jobs_text(const std::string& text, const std::string& name) {
+  return read_capsim_jobs(CsvFile::parse(text, name, kCsv));
 }
 
-bool is_job_trace_format(const std::string& format) {
-  const auto& k = job_trace_formats();
-  return std::find(k.begin(), k.end(), format) != k.end();
+JobTraceRead read_helios_text(const std::string& text, const std::string& name) {
+  return read_helios(CsvFile::parse(text, name, kCsv));
+}
+
+JobTraceRead read_philly_text(const std::string& text, const std::string& name) {
+  return read_philly(YamlNode::load_string(text, name));
 }
 
 const std::vector<std::string>& job_trace_columns() {

@@ -713,14 +713,6 @@ std::vector<ManifestKind> kueue_manifest_kinds() {
   };
 }
 
-void register_kueue_manifest_kinds() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (ManifestKind& k : kueue_manifest_kinds())
-      register_manifest_kind(std::move(k));
-  });
-}
-
 void require_kueue_checks(WorldBuilder& b, std::vector<std::string>* warnings) {
   World* world = &b.world();
   b.on_finalize("kueue", [world, warnings] { check_kueue(*world, warnings); });

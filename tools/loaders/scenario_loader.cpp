@@ -13,6 +13,7 @@
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
@@ -321,26 +322,13 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
-      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
-        load_job_trace_entry(*c.files, format, path, tm, *c.b, &c.s->warnings);
-        tm.finish();
-        continue;
+      const TraceFormat* f = loader_registry().trace(format);
+      if (f == nullptr) {
+        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: {})", format,
+                                          loader_registry().trace_names()));
       }
-      TraceOptions opt;
-      opt.time_offset = tm.duration_or("time_offset", 0);
-      opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
-      opt.default_queue = tm.str_or("queue", "");
-      if (format != "capsim" && format != "alibaba-openb") {
-        tm.req("format").fail(
-            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb, {})", format,
-                        fmt::join(job_trace_formats(), ", ")));
-      }
-      tm.finish();
-      if (format == "alibaba-openb") {
-        load_openb_pods(*c.files, path, *c.b, OpenbPodOptions{});
-      } else {
-        load_capsim_trace(*c.files, path, *c.b, opt);
-      }
+      TraceRequest request{*c.files, path, tm, *c.b, &c.s->warnings};
+      f->load(*f, request);
     }
   }
   m.finish();
@@ -434,9 +422,17 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
 void apply_experiment(const YamlNode& ex, Scenario& s) {
   MapReader m = ex.map();
   YamlNode kind = m.req("kind");
-  if (kind.str() != "fill") {
-    kind.fail(fmt::format("unknown experiment kind '{}' (supported: fill)", kind.str()));
+  const ExperimentKind* k = loader_registry().experiment(kind.str());
+  if (k == nullptr) {
+    kind.fail(fmt::format("unknown experiment kind '{}' (supported: {})", kind.str(),
+                          loader_registry().experiment_names()));
   }
+  k->apply(m, ex, s);
+}
+
+}  // namespace
+
+void apply_fill_experiment(MapReader& m, const YamlNode& ex, Scenario& s) {
   FillOptions fo;
   fo.inflate_to = m.num_or("inflate_to", 0, 0, 1000);
   fo.shuffle = m.bool_or("shuffle", true);
@@ -456,8 +452,6 @@ void apply_experiment(const YamlNode& ex, Scenario& s) {
   s.sim.time_samples = false;
   s.sim.horizon = s.fill->last_arrival + fo.spacing;
 }
-
-}  // namespace
 
 std::string scenario_digest(const FileSource& files, const std::string& root,
                             const std::vector<std::string>& overrides) {
@@ -488,7 +482,6 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
-  register_kueue_manifest_kinds();
   Scenario s;
   s.path = path;
   const std::string text = files.read(path, kCannotOpenScenario);
@@ -629,8 +622,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
   if (auto mf = m.opt("manifests")) {
-    register_dra_manifest_kinds();
     ManifestOptions mo;
+    mo.kinds = &loader_registry().manifests;
     mo.warnings = &s.warnings;
     for (const YamlNode& f : mf->seq())
       load_manifest_file(files, c.resolve(f), b, mo);
