@@ -481,15 +481,29 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   return load_scenario(path, options, files);
 }
 
-Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
-  Scenario s;
-  s.path = path;
-  const std::string text = files.read(path, kCannotOpenScenario);
-  for (const auto& o : options.overrides)
-    s.overrides_text += o + "\n";
+namespace {
 
-  // `extends: base.yaml` (relative to this file): the base's values, with this file's merged on
-  // top (docs/scenario-format.md); errors still point at the file a value came from.
+// What the stages of one load share. The builder adds to the scenario's World; the cost model,
+// when there is one, prices every node the builder adds.
+struct Load {
+  const std::string& path;
+  const LoadOptions& options;
+  FileSource& files;
+  Scenario& s;
+  Ctx c;
+  SimDuration window = kDay;  // the synthetic workload's default window
+  std::optional<CostConfig> cost;
+  std::optional<WorldBuilder> builder;
+  std::optional<YamlNode> experiment;
+};
+
+// 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
+//    with this file's merged on top, docs/scenario-format.md) and the --set overrides, as one
+//    document whose values still know the file or option they came from.
+YamlNode read_document(Load& l) {
+  const std::string text = l.files.read(l.path, kCannotOpenScenario);
+  for (const auto& o : l.options.overrides)
+    l.s.overrides_text += o + "\n";
   auto provenance = std::make_shared<YamlNode::Provenance>();
   std::function<YAML::Node(const std::string&, const std::string&, int)> assemble =
       [&](const std::string& file, const std::string& body, int depth) -> YAML::Node {
@@ -502,7 +516,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
     fs::path base_path(ext.str());
     if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
     const std::string base_file = base_path.lexically_normal().string();
-    const std::string base_text = files.read(base_file, kCannotOpenScenario);
+    const std::string base_text = l.files.read(base_file, kCannotOpenScenario);
     const std::size_t before = provenance->files.size();
     YAML::Node merged = assemble(base_file, base_text, depth + 1);
     // Everything not yet attributed came from the base file.
@@ -512,36 +526,35 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
       provenance->files.emplace_back(p, file);
     return merged;
   };
-  YAML::Node root = assemble(path, text, 0);
-  for (const auto& o : options.overrides)
+  YAML::Node root = assemble(l.path, text, 0);
+  for (const auto& o : l.options.overrides)
     provenance->set_options.emplace_back(apply_override(root, o), o);
-  YamlNode doc =
-      YamlNode(root, std::make_shared<const std::string>(path), "").with_provenance(provenance);
+  return YamlNode(root, std::make_shared<const std::string>(l.path), "")
+      .with_provenance(provenance);
+}
 
-  MapReader m = doc.map();
-  s.name = m.str_or("name", fs::path(path).stem().string());
+// 2. What the run is: name, seed (--seed wins), data_dir (--data-dir wins), simulation options.
+void read_run_config(Load& l, MapReader& m) {
+  Scenario& s = l.s;
+  s.name = m.str_or("name", fs::path(l.path).stem().string());
   s.description = m.str_or("description", "");
   s.seed = static_cast<std::uint64_t>(m.int_or("seed", 1, 0));
-  if (options.seed) s.seed = *options.seed;
-
-  Ctx c;
-  c.base = fs::path(path).parent_path();
-  c.files = &files;
+  if (l.options.seed) s.seed = *l.options.seed;
+  l.c.base = fs::path(l.path).parent_path();
+  l.c.files = &l.files;
+  l.c.s = &s;
   if (auto d = m.opt("data_dir")) {
     fs::path dp(d->str());
-    if (dp.is_relative()) dp = c.base / dp;
-    c.data_dir = dp.lexically_normal().string();
+    if (dp.is_relative()) dp = l.c.base / dp;
+    l.c.data_dir = dp.lexically_normal().string();
   }
-  if (options.data_dir) c.data_dir = *options.data_dir;
-
-  // Simulation options.
-  SimDuration window = kDay;
+  if (l.options.data_dir) l.c.data_dir = *l.options.data_dir;
   if (auto sim = m.opt("simulation")) {
     MapReader sm = sim->map();
     if (auto hz = sm.opt("horizon")) {
       s.sim.horizon = hz->duration();
       if (s.sim.horizon <= 0) hz->fail("the horizon must be positive");
-      window = s.sim.horizon;
+      l.window = s.sim.horizon;
     }
     s.sim.sample_interval = sm.duration_or("sample_interval", kMinute);
     if (s.sim.sample_interval < kSecond)
@@ -550,55 +563,59 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
     sm.finish();
   }
   s.sim.seed = s.seed;
+}
 
-  // Catalog: built-in plus the scenario's overrides.
+// 3. The GPU catalog (built-in plus the scenario's overrides) and the cost model, then the World
+//    and its builder: the cost model prices every node the later stages add.
+void read_catalog_and_cost(Load& l, MapReader& m) {
+  Scenario& s = l.s;
   s.catalog = GpuCatalog::builtin();
   if (auto cat = m.opt("catalog")) {
     MapReader cm = cat->map();
     if (auto f = cm.opt("file")) {
       cm.finish();
-      s.catalog.merge_yaml(files.yaml(c.resolve(*f)));
+      s.catalog.merge_yaml(l.files.yaml(l.c.resolve(*f)));
     } else {
       cm.ignore("models");
       cm.finish();
       s.catalog.merge_yaml(*cat);
     }
   }
-
-  // The cost model prices every node the loaders add, so it is read before the cluster.
-  std::optional<CostConfig> cost;
   if (auto co = m.opt("cost")) {
-    cost = CostConfig::parse(*co, s.catalog);
-    s.sim.energy = cost->energy;
+    l.cost = CostConfig::parse(*co, s.catalog);
+    s.sim.energy = l.cost->energy;
   }
-
   s.world = std::make_unique<World>();
-  WorldBuilder b(*s.world, s.catalog);
-  if (cost) {
-    b.set_node_pricer([&cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
-                              std::optional<double> price, const InputLocation& where) {
-      return cost->node_price_per_hour(n.pool, model, gpus, price, where);
+  WorldBuilder& b = l.builder.emplace(*s.world, s.catalog);
+  if (l.cost) {
+    b.set_node_pricer([&cost = *l.cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
+                                        std::optional<double> price, const InputLocation& where) {
+      return cost.node_price_per_hour(n.pool, model, gpus, price, where);
     });
   }
-  c.b = &b;
-  c.s = &s;
+  l.c.b = &b;
+}
+
+// 4. Device configs the nodes refer to (mig-parted, device-plugin sharing) and the device model.
+void read_device_configs(Load& l, MapReader& m) {
+  Scenario& s = l.s;
   if (auto mc = m.opt("mig_configs")) {
     for (const YamlNode& e : mc->seq()) {
       if (e.is_scalar()) {
-        for (const YamlNode& d : files.yaml_docs(c.resolve(e)))
-          c.devices.add_mig_parted(d);
+        for (const YamlNode& d : l.files.yaml_docs(l.c.resolve(e)))
+          l.c.devices.add_mig_parted(d);
       } else {
-        c.devices.add_mig_parted(e);
+        l.c.devices.add_mig_parted(e);
       }
     }
   }
   if (auto dp = m.opt("device_plugin_configs")) {
     for (const auto& [name, e] : dp->entries()) {
       if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
-        for (const YamlNode& d : files.yaml_docs(c.resolve(e)))
-          c.devices.add_device_plugin(d, name);
+        for (const YamlNode& d : l.files.yaml_docs(l.c.resolve(e)))
+          l.c.devices.add_device_plugin(d, name);
       } else {
-        c.devices.add_device_plugin_inline(e, name);
+        l.c.devices.add_device_plugin_inline(e, name);
       }
     }
   }
@@ -619,42 +636,94 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
     }
     dm.finish();
   }
-  if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
-  if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
+}
+
+// 5. Priority classes, then the cluster: pools, single nodes, node list files.
+void read_cluster(Load& l, MapReader& m) {
+  if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, l.c);
+  if (auto cl = m.opt("cluster")) load_cluster(*cl, l.c);
+}
+
+// 6. Kubernetes manifest files, dispatched on the registry's kinds (core, Kueue, DRA).
+void read_manifests(Load& l, MapReader& m) {
   if (auto mf = m.opt("manifests")) {
     ManifestOptions mo;
     mo.kinds = &loader_registry().manifests;
-    mo.warnings = &s.warnings;
+    mo.warnings = &l.s.warnings;
     for (const YamlNode& f : mf->seq())
-      load_manifest_file(files, c.resolve(f), b, mo);
+      load_manifest_file(l.files, l.c.resolve(f), *l.builder, mo);
   }
-  if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+}
+
+// 7. The workload: synthetic tenants and trace files of the registry's formats.
+void read_workload(Load& l, MapReader& m) {
+  if (auto wl = m.opt("workload")) load_workload(*wl, l.c, l.window);
+}
+
+// 8. Kueue's settings (the scenario's `kueue:` mapping and its Configuration file).
+void read_kueue(Load& l, MapReader& m) {
   if (auto k = m.opt("kueue")) {
     load_kueue_section(
-        *k, b, files, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+        *k, *l.builder, l.files, [&c = l.c](const YamlNode& n) { return c.resolve(n); },
+        &l.s.warnings);
   }
-  if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
-  std::optional<YamlNode> experiment = m.opt("experiment");
+}
+
+// 9. The scheduler section (profiles and KubeSchedulerConfiguration knobs). The experiment is
+//    read here, applied in 11; every top-level key has now been read, so the rest are unknown.
+void read_scheduler(Load& l, MapReader& m) {
+  if (auto sc = m.opt("scheduler")) load_scheduler(*sc, l.c);
+  l.experiment = m.opt("experiment");
   m.finish();
-  b.finalize();
-  finalize_dra(b, &s.warnings);
-  if (cost) {
+}
+
+// 10. Cross-references between everything read (priority classes, Kueue, DRA), the cost model's
+//     pools, and at least one node.
+void finalize(Load& l, const YamlNode& doc) {
+  l.builder->finalize();
+  finalize_dra(*l.builder, &l.s.warnings);
+  if (l.cost) {
     std::vector<std::string> pools;
-    for (const NodeSpec& n : s.world->nodes) {
+    for (const NodeSpec& n : l.s.world->nodes) {
       if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
     }
-    cost->check_pools(pools);
+    l.cost->check_pools(pools);
   }
-  if (s.world->nodes.empty())
+  if (l.s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
-  if (experiment) apply_experiment(*experiment, s);
-  for (const PodSpec& p : s.world->pods) {
-    if (p.duration == kEndOfTime && s.sim.horizon == kEndOfTime) {
+}
+
+// 11. The experiment rewrites the workload; then every pod must end before the horizon does.
+void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
+  if (l.experiment) apply_experiment(*l.experiment, l.s);
+  for (const PodSpec& p : l.s.world->pods) {
+    if (p.duration == kEndOfTime && l.s.sim.horizon == kEndOfTime) {
       doc.fail(fmt::format("pod {} ({}) never finishes, so the scenario needs simulation.horizon",
                            p.name, p.source));
     }
   }
-  s.sha256 = scenario_digest(files, c.base.string(), options.overrides);
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
+  Scenario s;
+  s.path = path;
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}};
+  const YamlNode doc = read_document(l);  // 1
+  MapReader m = doc.map();
+  read_run_config(l, m);                       // 2
+  read_catalog_and_cost(l, m);                 // 3
+  read_device_configs(l, m);                   // 4
+  read_cluster(l, m);                          // 5
+  read_manifests(l, m);                        // 6
+  read_workload(l, m);                         // 7
+  read_kueue(l, m);                            // 8
+  read_scheduler(l, m);                        // 9
+  finalize(l, doc);                            // 10
+  apply_experiment_and_check_horizon(l, doc);  // 11
+  // 12. The digest: every file read above, and the overrides.
+  s.sha256 = scenario_digest(files, l.c.base.string(), options.overrides);
   return s;
 }
 
