@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -200,4 +201,60 @@ TEST_CASE("a file missing from memory is a missing input named by its path") {
     CHECK(e.kind() == InputErrorKind::kMissing);
     CHECK(e.where().file == "mem/traces/t.csv");
   }
+}
+
+TEST_CASE(
+    "scheduler profiles are compiled at load: a bad one fails there, with file, line, field") {
+  const std::string cluster =
+      "cluster:\n  pools:\n    - {name: a, count: 1, gpu: {model: A100-80GB, count: 8}, cpu: 64, "
+      "memory: 512Gi}\n";
+  struct Case {
+    const char* name;
+    std::string scheduler;
+    int want_line;
+    const char* want_message;
+  };
+  const Case cases[] = {
+      {"an unknown plugin in a defined profile",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n      plugins:\n        score:\n"
+       "          enabled: [{name: MostAlocated}]\n",
+       9, "unknown plugin 'MostAlocated'"},
+      {"two profiles with one name",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n    - schedulerName: p\n", 7,
+       "two profiles are named 'p'"},
+      // No profile of its own: the knob applies to the built-in profiles, so they are checked.
+      {"a bad top-level knob with built-in profiles only", "scheduler:\n  tieBreak: sometimes\n", 5,
+       "tieBreak must be 'first' or 'random'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    MemoryFiles files;
+    files.add("s.yaml", cluster + c.scheduler);
+    try {
+      (void)load_scenario("s.yaml", {}, files);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CAPTURE(e.what());
+      CHECK(e.where().file == "s.yaml");
+      CHECK(e.where().line == c.want_line);
+      CHECK(std::string(e.what()).find(c.want_message) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a scenario's profile set lists its own profiles, then the built-in ones it keeps") {
+  MemoryFiles files;
+  files.add("s.yaml",
+            "cluster:\n  pools:\n    - {name: a, count: 1, cpu: 8, memory: 32Gi}\n"
+            "scheduler:\n  profiles:\n    - schedulerName: mine\n"
+            "    - schedulerName: gpu-binpack\n");
+  const Scenario s = load_scenario("s.yaml", {}, files);
+  const std::vector<std::string> names = s.profiles.names();
+  REQUIRE(names.size() >= 3);
+  CHECK(names[0] == "mine");
+  CHECK(names[1] == "gpu-binpack");
+  CHECK(names[2] == "default-scheduler");
+  CHECK(std::count(names.begin(), names.end(), "gpu-binpack") == 1);
+  CHECK(s.profiles.contains("mine"));
+  CHECK(!s.profiles.contains("nope"));
 }

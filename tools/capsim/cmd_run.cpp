@@ -121,7 +121,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (vm.count("data-dir")) lo.data_dir = data_dir;
     Scenario s = load_scenario(scenario, lo);
     if (vm.count("list-profiles")) {
-      for (const auto& n : profile_names(s))
+      for (const auto& n : s.profiles.names())
         std::cout << n << "\n";
       return kOk;
     }

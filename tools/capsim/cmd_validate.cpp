@@ -59,14 +59,11 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
       fw::ReasonTable reasons;
       PluginContext ctx{w, reasons, 0};
       MapReader m = first.map();
-      std::size_t n = 0;
-      if (auto ps = m.opt("profiles")) {
-        for (const YamlNode& p : ps->seq()) {
-          (void)build_profile(p, &first, ctx);
-          ++n;
-        }
-      }
-      return fmt::format("KubeSchedulerConfiguration, {} profile(s)", n);
+      std::vector<YamlNode> defined;
+      if (auto ps = m.opt("profiles")) defined = ps->seq();
+      // Compiled as a scenario's `scheduler.config` would be: the same checks as `run`.
+      (void)ProfileSet::compile(defined, first, ctx);
+      return fmt::format("KubeSchedulerConfiguration, {} profile(s)", defined.size());
     }
     World w;
     WorldBuilder b(w, GpuCatalog::builtin());
@@ -94,16 +91,11 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     c.merge_yaml(first);
     return fmt::format("GPU catalog, {} model(s) after merging", c.models().size());
   }
+  // Loading compiles every profile, so plugin configuration errors show here as in `run`.
   Scenario s = load_scenario(path, lo, files);
-  // Build every profile the scenario names, so plugin configuration errors show here too.
-  fw::ReasonTable reasons;
-  PluginContext ctx{*s.world, reasons, s.seed};
-  for (const YamlNode& p : s.profiles) {
-    (void)build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
-  }
   std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
                                 s.name, s.world->nodes.size(), s.world->pods.size(),
-                                s.world->jobs.size(), profile_names(s).size());
+                                s.world->jobs.size(), s.profiles.names().size());
   if (s.world->queues.active()) {
     out += fmt::format(
         "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} gang(s)",

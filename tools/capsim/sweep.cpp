@@ -177,7 +177,7 @@ void validate_assignments(const StudyBase& base, const std::vector<Assignment>& 
     Scenario s = load_scenario(base.scenario, lo);
     const std::string p = profile.empty() ? base.profile : profile;
     if (!p.empty()) {
-      const auto names = profile_names(s);
+      const auto names = s.profiles.names();
       if (std::find(names.begin(), names.end(), p) == names.end()) {
         throw InputError(InputErrorKind::kInvalid, InputLocation{base.file, 0, 0, "profile"},
                          fmt::format("unknown profile '{}' (the scenario offers: {})", p,

@@ -38,6 +38,10 @@ struct Ctx {
   WorldBuilder* b;
   Scenario* s;
   DeviceConfigs devices;
+  // The scheduler section's profiles and KubeSchedulerConfiguration-level knobs, compiled into
+  // Scenario::profiles once the World is complete.
+  std::vector<YamlNode> profiles;
+  std::optional<YamlNode> scheduler_globals;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -371,10 +375,10 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
     cm.ignore("tieBreak");
     if (auto ps = cm.opt("profiles")) {
       for (const YamlNode& p : ps->seq())
-        c.s->profiles.push_back(p);
+        c.profiles.push_back(p);
     }
     cm.finish();
-    c.s->scheduler_globals = cfg;
+    c.scheduler_globals = cfg;
   };
   if (auto f = m.opt("config")) {
     const std::string path = c.resolve(*f);
@@ -395,26 +399,13 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
     for (const auto& [k, v] : sched.entries()) {
       if (k == "profiles") {
         for (const YamlNode& p : v.seq())
-          c.s->profiles.push_back(p);
+          c.profiles.push_back(p);
       }
     }
-    c.s->scheduler_globals = sched;
+    c.scheduler_globals = sched;
   }
   m.ignore("config");
   m.finish();
-  // Profile names must be unique.
-  std::vector<std::string> seen;
-  for (const YamlNode& p : c.s->profiles) {
-    MapReader pm = p.map();
-    std::string name = "default-scheduler";
-    for (const auto& [k, v] : p.entries()) {
-      if (k == "schedulerName") name = v.str();
-    }
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-      p.fail(fmt::format("two profiles are named '{}'", name));
-    }
-    seen.push_back(name);
-  }
 }
 
 // `experiment: {kind: fill, inflate_to, shuffle, spacing}` (models/fill_experiment.hpp): the
@@ -459,21 +450,6 @@ std::string scenario_digest(const FileSource& files, const std::string& root,
   for (const auto& o : overrides)
     text += "--set " + o + "\n";
   return sha256_hex(text);
-}
-
-std::vector<std::string> profile_names(const Scenario& s) {
-  std::vector<std::string> out;
-  for (const YamlNode& p : s.profiles) {
-    std::string name = "default-scheduler";
-    for (const auto& [k, v] : p.entries()) {
-      if (k == "schedulerName") name = v.str();
-    }
-    out.push_back(name);
-  }
-  for (const auto& b : builtin_profile_names()) {
-    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-  }
-  return out;
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
@@ -704,6 +680,14 @@ void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
   }
 }
 
+// 12. The scheduler profiles, compiled against the finished World (a profile's args may name
+//     resources any source added): errors carry file, line and field, before any run.
+void compile_profiles(Load& l) {
+  fw::ReasonTable reasons;  // the compile's own; each run interns into a fresh table
+  PluginContext ctx{*l.s.world, reasons, l.s.seed};
+  l.s.profiles = ProfileSet::compile(l.c.profiles, l.c.scheduler_globals, ctx);
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
@@ -722,7 +706,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
   read_scheduler(l, m);                        // 9
   finalize(l, doc);                            // 10
   apply_experiment_and_check_horizon(l, doc);  // 11
-  // 12. The digest: every file read above, and the overrides.
+  compile_profiles(l);                         // 12
+  // 13. The digest: every file read above, and the overrides.
   s.sha256 = scenario_digest(files, l.c.base.string(), options.overrides);
   return s;
 }

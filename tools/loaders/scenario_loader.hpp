@@ -15,6 +15,7 @@
 #include "models/device_model.hpp"
 #include "models/fill_experiment.hpp"
 #include "models/gpu_catalog.hpp"
+#include "models/plugin_registry.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"
 #include "sim/world.hpp"
@@ -40,8 +41,8 @@ struct Scenario {
   GpuCatalog catalog;
   SimulationOptions sim;
   std::string default_profile = "default-scheduler";
-  std::optional<YamlNode> scheduler_globals;  // KubeSchedulerConfiguration-level knobs
-  std::vector<YamlNode> profiles;             // profiles defined in the scenario
+  // The scenario's profiles, then the built-in ones, checked at load (models/plugin_registry.hpp).
+  ProfileSet profiles;
   std::vector<std::string> warnings;
   std::string overrides_text;
   // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it.
@@ -62,8 +63,5 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
 // when they read the same bytes under the same relative names with the same overrides.
 std::string scenario_digest(const FileSource& files, const std::string& root,
                             const std::vector<std::string>& overrides);
-
-// The scenario's profiles' names followed by the built-in ones (duplicates dropped).
-std::vector<std::string> profile_names(const Scenario& s);
 
 }  // namespace capsim
