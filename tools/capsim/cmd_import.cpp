@@ -22,6 +22,7 @@
 #include "models/gpu_catalog.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
@@ -177,15 +178,9 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
         "pod slots per node in a scenario (default 110; the FGD study used 1001)")(
         "duration", po::value(&duration_text),
         "duration of pods in files without time columns (the multigpu lists), e.g. 1h");
-    po::options_description hidden;
-    hidden.add_options()("format", po::value(&format))("input", po::value(&inputs)->composing());
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("format", 1).add("input", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(
+        opts, args,
+        {{"format", po::value(&format), 1}, {"input", po::value(&inputs)->composing(), -1}});
     if (vm.count("help")) {
       std::cout << opts;
       return kOk;
@@ -277,15 +272,8 @@ int import_job_log(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("output,o", po::value(&out),
                                                    "the capsim job trace to write (CSV)")(
         "max-jobs", po::value(&max_jobs), "keep only the first N jobs");
-    po::options_description hidden;
-    hidden.add_options()("format", po::value(&format))("input", po::value(&input));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("format", 1).add("input", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(
+        opts, args, {{"format", po::value(&format), 1}, {"input", po::value(&input), 1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nThe result has one row per job: submit (seconds from the first submission), "

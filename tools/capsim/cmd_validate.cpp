@@ -9,6 +9,7 @@
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
@@ -130,15 +131,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                    "scenario override key.path=value (repeatable)")(
         "data-dir", po::value(&data_dir), "directory that {data_dir} in scenario paths expands to");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value(&files));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("files", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"files", po::value(&files), -1}});
     if (vm.count("help")) {
       std::cout
           << opts
