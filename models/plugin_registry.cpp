@@ -509,4 +509,51 @@ BuiltProfile build_builtin_profile(const std::string& name, PluginContext& ctx) 
   return build_profile(doc, nullptr, ctx);
 }
 
+ProfileSet ProfileSet::compile(const std::vector<YamlNode>& defined,
+                               const std::optional<YamlNode>& globals, PluginContext& ctx) {
+  ProfileSet set;
+  set.globals_ = globals;
+  const YamlNode* g = globals ? &*globals : nullptr;
+  for (const YamlNode& p : defined) {
+    MapReader pm = p.map();
+    const std::string name = pm.str_or("schedulerName", "default-scheduler");
+    if (set.contains(name)) p.fail(fmt::format("two profiles are named '{}'", name));
+    (void)build_profile(p, g, ctx);
+    set.entries_.push_back(Entry{name, p});
+  }
+  bool built_in_checked = false;
+  for (const std::string& name : builtin_profile_names()) {
+    if (set.contains(name)) continue;
+    YamlNode doc =
+        YamlNode::load_string(*builtin_profile_yaml(name), "<built-in profile " + name + ">");
+    if (!built_in_checked) {
+      (void)build_profile(doc, g, ctx);
+      built_in_checked = true;
+    }
+    set.entries_.push_back(Entry{name, std::move(doc)});
+  }
+  return set;
+}
+
+const ProfileSet::Entry* ProfileSet::find(const std::string& name) const {
+  for (const Entry& e : entries_) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ProfileSet::names() const {
+  std::vector<std::string> out;
+  for (const Entry& e : entries_)
+    out.push_back(e.name);
+  return out;
+}
+
+std::optional<BuiltProfile> ProfileSet::instantiate(const std::string& name,
+                                                    PluginContext& ctx) const {
+  const Entry* e = find(name);
+  if (e == nullptr) return std::nullopt;
+  return build_profile(e->profile, globals_ ? &*globals_ : nullptr, ctx);
+}
+
 }  // namespace capsim

@@ -45,4 +45,37 @@ struct BuiltProfile {
 BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, PluginContext& ctx);
 BuiltProfile build_builtin_profile(const std::string& name, PluginContext& ctx);
 
+// The scheduler profiles a scenario offers, compiled once when it is loaded (kube-scheduler's
+// profile.NewMap): its own profiles[] entries, then the built-in profiles it does not redefine.
+// compile() builds each defined profile, and one built-in one with the scenario's top-level
+// knobs (the built-ins differ only in their fixed YAML, so that checks the knobs for all of
+// them), against the finished World: an unknown plugin, malformed args, a missing queueSort or
+// a bad knob is an error with file, line and field at load time, for `validate` and `run`
+// alike. Plugins keep per-run state, so a run instantiates the profile it names afresh, from
+// what was checked. Immutable after compile().
+class ProfileSet {
+ public:
+  // `defined`: the scenario's profiles (names must be unique: "two profiles are named 'x'" at
+  // the second). `globals`: the enclosing KubeSchedulerConfiguration's top-level knobs, which
+  // apply to every profile, the built-in ones included.
+  static ProfileSet compile(const std::vector<YamlNode>& defined,
+                            const std::optional<YamlNode>& globals, PluginContext& ctx);
+
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
+  // Defined profiles first, then the built-in ones, in order.
+  std::vector<std::string> names() const;
+  // A fresh build of profile `name` for a run; nullopt when there is no such profile.
+  std::optional<BuiltProfile> instantiate(const std::string& name, PluginContext& ctx) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    YamlNode profile;  // the checked profiles[] entry, or the built-in profile's document
+  };
+  const Entry* find(const std::string& name) const;
+
+  std::vector<Entry> entries_;
+  std::optional<YamlNode> globals_;
+};
+
 }  // namespace capsim

@@ -63,10 +63,6 @@ YamlNode YamlNode::load_file(const std::string& path) {
   return load_string(read_file_or_throw(path), path);
 }
 
-std::vector<YamlNode> YamlNode::load_all_file(const std::string& path) {
-  return load_all_string(read_file_or_throw(path), path);
-}
-
 int YamlNode::line() const {
   const YAML::Mark m = node_.Mark();
   return m.line >= 0 ? m.line + 1 : 0;

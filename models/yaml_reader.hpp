@@ -27,9 +27,12 @@ class YamlNode {
  public:
   YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
 
-  // Whole files. A missing or unreadable file is InputErrorKind::kMissing; a syntax error kInvalid.
+  // A whole file from disk, for files outside a scenario load (`capsim check` thresholds). A
+  // missing or unreadable file is InputErrorKind::kMissing; a syntax error kInvalid. Loaders read
+  // through their FileSource instead (tools/loaders/file_source.hpp: FileSource::yaml), so the
+  // scenario digest covers the file and tests can load from memory.
   static YamlNode load_file(const std::string& path);
-  static std::vector<YamlNode> load_all_file(const std::string& path);  // multi-document
+  // Text already read; `name` is the file name used in messages.
   static YamlNode load_string(const std::string& text, const std::string& name);
   static std::vector<YamlNode> load_all_string(const std::string& text, const std::string& name);
 

@@ -9,6 +9,8 @@
 using namespace capsim;
 
 namespace {
+// Every file these tests read comes from disk; the reads it records are not looked at.
+RealFiles disk;
 
 const std::string kSlice = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/openb-slice/";
 const std::string kPodHeader =
@@ -48,7 +50,7 @@ TEST_CASE("an openb node list becomes nodes with their GPU model, CPU, memory an
   Fixture f;
   OpenbNodeOptions opt;
   opt.pods = 1001;
-  REQUIRE(load_openb_nodes(kSlice + "nodes.csv", f.b, opt) == 26);
+  REQUIRE(load_openb_nodes(disk, kSlice + "nodes.csv", f.b, opt) == 26);
   const NodeSpec& g2 = f.world.nodes[0];
   CHECK(g2.name == "openb-node-0000");
   CHECK(g2.gpu_count == 8);
@@ -82,7 +84,7 @@ TEST_CASE("openb pods keep their requests, GPU share or whole GPUs, models, queu
 
 TEST_CASE("loading an openb pod list maps every column as docs/trace-format.md says") {
   Fixture f;
-  REQUIRE(load_openb_pods(kSlice + "pods.csv", f.b, {}) == 153);
+  REQUIRE(load_openb_pods(disk, kSlice + "pods.csv", f.b, {}) == 153);
   f.b.finalize();
   const PodSpec& share = f.pod("openb-pod-0000");  // 12000,49152,1,810,T4,LS,Running,34873,37530
   CHECK(share.gpu_milli == 810);
@@ -114,7 +116,7 @@ TEST_CASE("loading an openb pod list maps every column as docs/trace-format.md s
 
 TEST_CASE("the five-column openb pod lists arrive at 0 and never finish") {
   Fixture f;
-  REQUIRE(load_openb_pods(kSlice + "pods5.csv", f.b, {}) == 153);
+  REQUIRE(load_openb_pods(disk, kSlice + "pods5.csv", f.b, {}) == 153);
   for (const PodSpec& p : f.world.pods) {
     CHECK(p.arrival == 0);
     CHECK(p.duration == kEndOfTime);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/loaders/file_source.hpp"
+
 namespace capsim {
 namespace {
 
@@ -119,7 +121,10 @@ TEST_CASE("errors about a value name the file, the row's line and the column") {
 }
 
 TEST_CASE("a missing CSV file is a kMissing error") {
-  auto e = input_error([] { (void)CsvFile::read_file("/nonexistent/capsim/trace.csv"); });
+  auto e = input_error([] {
+    RealFiles files;
+    (void)files.csv("/nonexistent/capsim/trace.csv");
+  });
   REQUIRE(e);
   CHECK(e->kind() == InputErrorKind::kMissing);
   CHECK(e->where().file == "/nonexistent/capsim/trace.csv");

@@ -18,6 +18,8 @@
 
 namespace capsim {
 namespace {
+// Every file these tests read comes from disk; the reads it records are not looked at.
+RealFiles disk;
 
 const std::string kData = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/traces/";
 
@@ -33,7 +35,7 @@ const PodSpec* find_pod(const World& w, const std::string& name) {
 TEST_CASE("capsim job rows become one pod per node, multi-node jobs gangs, queues mapped") {
   World w;
   WorldBuilder b(w, GpuCatalog::builtin());
-  JobTraceRead read = read_job_trace("capsim-jobs", kData + "jobs.csv");
+  JobTraceRead read = read_job_trace(disk, "capsim-jobs", kData + "jobs.csv");
   REQUIRE(read.rows.size() == 5);
   JobTraceOptions opt;
   opt.queue_map = {{"vision", "team-a"}, {"nlp", "team-b"}};
@@ -83,7 +85,7 @@ TEST_CASE("capsim job rows become one pod per node, multi-node jobs gangs, queue
 
 TEST_CASE("a Helios job log is read with its states, node counts and times") {
   // Submissions are shifted so the first (00:00:07) is at 0.
-  JobTraceRead read = read_job_trace("helios", kData + "helios_cluster_log.csv");
+  JobTraceRead read = read_job_trace(disk, "helios", kData + "helios_cluster_log.csv");
   REQUIRE(read.rows.size() == 6);
   CHECK(read.skipped == std::map<std::string, std::size_t>{{"state RUNNING", 1}});
   struct Case {
@@ -118,7 +120,7 @@ TEST_CASE("a Helios job log is read with its states, node counts and times") {
 
 TEST_CASE("a Philly job log uses each job's last complete attempt") {
   // Submissions from 2017-10-07 01:11:39.
-  JobTraceRead read = read_job_trace("philly", kData + "philly_cluster_job_log.json");
+  JobTraceRead read = read_job_trace(disk, "philly", kData + "philly_cluster_job_log.json");
   REQUIRE(read.rows.size() == 3);
   CHECK(read.skipped ==
         std::map<std::string, std::size_t>{{"no attempt with a start and an end time", 2}});

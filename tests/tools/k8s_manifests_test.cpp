@@ -17,6 +17,8 @@
 
 namespace capsim {
 namespace {
+// Every file these tests read comes from disk; the reads it records are not looked at.
+RealFiles disk;
 
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 const std::string kData = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/";
@@ -59,7 +61,7 @@ std::string pod(const std::string& spec, const std::string& name = "p") {
 
 TEST_CASE("a Node with the GFD product label resolves to the catalog model") {
   Fixture f;
-  load_manifest_file(kData + "cluster.yaml", f.b, f.opt);
+  load_manifest_file(disk, kData + "cluster.yaml", f.b, f.opt);
   REQUIRE(f.world.nodes.size() == 2);
   const NodeSpec& n = f.world.nodes[0];
   CHECK(n.name == "gpu-node-1");
@@ -299,8 +301,8 @@ TEST_CASE(
 
 TEST_CASE("a List file holds a Pod and a Job; the Job's fields and template are read") {
   Fixture f;
-  load_manifest_file(kData + "cluster.yaml", f.b, f.opt);
-  load_manifest_file(kData + "workload.yaml", f.b, f.opt);
+  load_manifest_file(disk, kData + "cluster.yaml", f.b, f.opt);
+  load_manifest_file(disk, kData + "workload.yaml", f.b, f.opt);
   f.b.finalize();
   REQUIRE(f.world.pods.size() == 1);
   const PodSpec& nb = f.world.pods[0];
@@ -391,15 +393,21 @@ TEST_CASE("new kinds plug in through the options or the registry without changin
   CHECK(e->where().line == 4);
   CHECK(contains(e->message(), "did you mean 'spec'"));
 
-  static int calls = 0;  // static: the registry outlives this test
-  register_manifest_kind(
-      ManifestKind{"test.capsim.io", "Widget", {"v1"}, [](MapReader& doc, ManifestContext&) {
+  // A kind table is a value: the core kinds plus a new one, for this load only.
+  int calls = 0;
+  ManifestKinds table = core_manifest_kinds();
+  table.push_back(
+      ManifestKind{"test.capsim.io", "Widget", {"v1"}, [&calls](MapReader& doc, ManifestContext&) {
                      doc.ignore("metadata");
                      ++calls;
                    }});
   Fixture g;
+  g.opt.kinds = &table;
   g.load("apiVersion: test.capsim.io/v1\nkind: Widget\nmetadata: {name: w}\n");
   CHECK(calls == 1);
+  Fixture h;  // other loads do not see it
+  CHECK(input_error(
+      [&] { h.load("apiVersion: test.capsim.io/v1\nkind: Widget\nmetadata: {name: w}\n"); }));
 }
 
 TEST_CASE("unknown kinds can be skipped with a warning") {
@@ -577,7 +585,7 @@ TEST_CASE("malformed manifests are rejected with file, line and field") {
 
 TEST_CASE("a missing manifest file is a kMissing error naming the file") {
   Fixture f;
-  auto e = input_error([&] { load_manifest_file(kData + "no-such-file.yaml", f.b, f.opt); });
+  auto e = input_error([&] { load_manifest_file(disk, kData + "no-such-file.yaml", f.b, f.opt); });
   REQUIRE(e);
   CHECK(e->kind() == InputErrorKind::kMissing);
   CHECK(e->where().file == kData + "no-such-file.yaml");

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -133,4 +134,127 @@ TEST_CASE("the scenario digest covers the extended file, so editing the base cha
   changed.replace(changed.find("count: 1"), 8, "count: 2");
   d.write("base.yaml", changed);
   CHECK(load_scenario(v, {}).sha256 != first);
+}
+
+namespace {
+const char* kTraced = R"(name: traced
+cluster:
+  pools:
+    - {name: a, count: 2, gpu: {model: A100-80GB, count: 8}, cpu: 64, memory: 512Gi}
+workload:
+  traces:
+    - {path: traces/t.csv}
+)";
+const char* kTrace = "pod,submit,duration,gpu\np0,0,1h,1\np1,10s,2h,2\n";
+}  // namespace
+
+TEST_CASE("the scenario digest covers the trace: editing the CSV changes it, a reload does not") {
+  Dir d;
+  fs::create_directories(d.path / "traces");
+  d.write("traces/t.csv", kTrace);
+  const std::string v = d.write("s.yaml", kTraced);
+  const std::string first = load_scenario(v, {}).sha256;
+  CHECK(first.size() == 64);
+  CHECK(load_scenario(v, {}).sha256 == first);
+  std::string changed = kTrace;
+  changed.replace(changed.find("2h"), 2, "3h");  // one duration, same length
+  d.write("traces/t.csv", changed);
+  CHECK(load_scenario(v, {}).sha256 != first);
+  d.write("traces/t.csv", kTrace);
+  CHECK(load_scenario(v, {}).sha256 == first);
+  // An override is part of the variant too.
+  LoadOptions lo;
+  lo.overrides = {"cluster.pools.a.count=3"};
+  CHECK(load_scenario(v, lo).sha256 != first);
+}
+
+TEST_CASE("a scenario loads entirely from memory, and the source lists every file it read") {
+  MemoryFiles files;
+  files.add("mem/base.yaml", kTraced)
+      .add("mem/s.yaml", "extends: base.yaml\nname: from-memory\n")
+      .add("mem/traces/t.csv", kTrace);
+  const Scenario s = load_scenario("mem/s.yaml", {}, files);
+  CHECK(s.name == "from-memory");
+  CHECK(s.world->nodes.size() == 2);
+  REQUIRE(s.world->pods.size() == 2);
+  CHECK(s.world->pods[1].duration == 2 * kHour);
+  REQUIRE(files.reads().size() == 3);
+  CHECK(files.reads()[0].path == "mem/s.yaml");
+  CHECK(files.reads()[1].path == "mem/base.yaml");
+  CHECK(files.reads()[2].path == "mem/traces/t.csv");
+  // The digest names files relative to the scenario's directory, so it is the same on disk.
+  Dir d;
+  fs::create_directories(d.path / "traces");
+  d.write("base.yaml", kTraced);
+  d.write("traces/t.csv", kTrace);
+  const std::string v = d.write("s.yaml", "extends: base.yaml\nname: from-memory\n");
+  CHECK(load_scenario(v, {}).sha256 == s.sha256);
+}
+
+TEST_CASE("a file missing from memory is a missing input named by its path") {
+  MemoryFiles files;
+  files.add("mem/s.yaml", kTraced);
+  try {
+    (void)load_scenario("mem/s.yaml", {}, files);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kMissing);
+    CHECK(e.where().file == "mem/traces/t.csv");
+  }
+}
+
+TEST_CASE(
+    "scheduler profiles are compiled at load: a bad one fails there, with file, line, field") {
+  const std::string cluster =
+      "cluster:\n  pools:\n    - {name: a, count: 1, gpu: {model: A100-80GB, count: 8}, cpu: 64, "
+      "memory: 512Gi}\n";
+  struct Case {
+    const char* name;
+    std::string scheduler;
+    int want_line;
+    const char* want_message;
+  };
+  const Case cases[] = {
+      {"an unknown plugin in a defined profile",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n      plugins:\n        score:\n"
+       "          enabled: [{name: MostAlocated}]\n",
+       9, "unknown plugin 'MostAlocated'"},
+      {"two profiles with one name",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n    - schedulerName: p\n", 7,
+       "two profiles are named 'p'"},
+      // No profile of its own: the knob applies to the built-in profiles, so they are checked.
+      {"a bad top-level knob with built-in profiles only", "scheduler:\n  tieBreak: sometimes\n", 5,
+       "tieBreak must be 'first' or 'random'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    MemoryFiles files;
+    files.add("s.yaml", cluster + c.scheduler);
+    try {
+      (void)load_scenario("s.yaml", {}, files);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CAPTURE(e.what());
+      CHECK(e.where().file == "s.yaml");
+      CHECK(e.where().line == c.want_line);
+      CHECK(std::string(e.what()).find(c.want_message) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a scenario's profile set lists its own profiles, then the built-in ones it keeps") {
+  MemoryFiles files;
+  files.add("s.yaml",
+            "cluster:\n  pools:\n    - {name: a, count: 1, cpu: 8, memory: 32Gi}\n"
+            "scheduler:\n  profiles:\n    - schedulerName: mine\n"
+            "    - schedulerName: gpu-binpack\n");
+  const Scenario s = load_scenario("s.yaml", {}, files);
+  const std::vector<std::string> names = s.profiles.names();
+  REQUIRE(names.size() >= 3);
+  CHECK(names[0] == "mine");
+  CHECK(names[1] == "gpu-binpack");
+  CHECK(names[2] == "default-scheduler");
+  CHECK(std::count(names.begin(), names.end(), "gpu-binpack") == 1);
+  CHECK(s.profiles.contains("mine"));
+  CHECK(!s.profiles.contains("nope"));
 }

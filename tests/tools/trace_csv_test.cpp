@@ -17,6 +17,8 @@
 
 namespace capsim {
 namespace {
+// Every file these tests read comes from disk; the reads it records are not looked at.
+RealFiles disk;
 
 constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 const std::string kTraces = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/traces/";
@@ -48,7 +50,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 TEST_CASE("a trace file becomes pods with exact times, requests, constraints and usage") {
   Fixture f;
-  const std::size_t n = load_capsim_trace(kTraces + "small.csv", f.b, f.opt);
+  const std::size_t n = load_capsim_trace(disk, kTraces + "small.csv", f.b, f.opt);
   REQUIRE(n == 3);
   REQUIRE(f.world.pods.size() == 3);
 
@@ -247,7 +249,7 @@ TEST_CASE("a row that arrives before the run starts after the offset is an error
 
 TEST_CASE("a missing trace file is a kMissing error") {
   Fixture f;
-  auto e = input_error([&] { (void)load_capsim_trace(kTraces + "absent.csv", f.b, f.opt); });
+  auto e = input_error([&] { (void)load_capsim_trace(disk, kTraces + "absent.csv", f.b, f.opt); });
   REQUIRE(e);
   CHECK(e->kind() == InputErrorKind::kMissing);
   CHECK(e->where().file == kTraces + "absent.csv");

@@ -9,6 +9,7 @@
 #include "models/mig_layout.hpp"
 #include "models/yaml_reader.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 
 namespace po = boost::program_options;
 
@@ -21,15 +22,7 @@ int cmd_catalog(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("json", "print JSON")(
         "layouts", "list every maximal MIG layout of MODEL (valid by placement, not slice counts)")(
         "media-extensions", "with --layouts: include +me profiles");
-    po::options_description hidden;
-    hidden.add_options()("model", po::value(&model));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("model", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"model", po::value(&model), 1}});
     if (vm.count("help")) {
       std::cout << opts;
       return kOk;

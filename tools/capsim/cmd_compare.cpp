@@ -10,6 +10,7 @@
 #include "reports/run_reader.hpp"
 #include "reports/sweep_report.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 
 namespace po = boost::program_options;
 
@@ -27,22 +28,16 @@ int cmd_compare(const std::vector<std::string>& args) {
         "sweep files too: variants side by side (columns) instead of one row per variant")(
         "metric", po::value(&metrics)->composing(),
         "only metrics matching this name or pattern (* matches anything; repeatable)");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value(&files)->composing());
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("files", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm =
+        parse_command_line(opts, args, {{"files", po::value(&files)->composing(), -1}});
     if (vm.count("help")) {
       std::cout
           << opts
           << "\nEvery complete run of every file is used. Runs of the same scenario (same\n"
-             "scenario_sha256, which covers --set overrides) and profile are one variant; its\n"
-             "seeds give the mean and 95 % confidence interval (Student t). Deltas are against\n"
-             "the first variant; * marks the better value. See docs/reports.md.\n"
+             "scenario_sha256, which covers every file the scenario read and the --set\n"
+             "overrides) and profile are one variant; its seeds give the mean and 95 %\n"
+             "confidence interval (Student t). Deltas are against the first variant; * marks\n"
+             "the better value. See docs/reports.md.\n"
              "A sweep file gives one row per variant, its metrics as columns (--metric takes\n"
              "names or max(PATTERN)/min(PATTERN)); --variants shows it side by side instead.\n";
       return kOk;

@@ -22,7 +22,9 @@
 #include "models/gpu_catalog.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/loaders/alibaba_openb.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
 
 namespace po = boost::program_options;
@@ -31,6 +33,23 @@ namespace fs = std::filesystem;
 namespace capsim::cli {
 
 namespace {
+
+// The formats `importer` converts, one "  NAME  SUMMARY" line each, and their names.
+std::string format_list(TraceImporter importer) {
+  std::string out;
+  for (const TraceFormat& f : loader_registry().traces) {
+    if (f.import == importer) out += fmt::format("  {:<15} {}\n", f.name, f.summary);
+  }
+  return out;
+}
+
+std::string format_names(TraceImporter importer) {
+  std::vector<std::string_view> names;
+  for (const TraceFormat& f : loader_registry().traces) {
+    if (f.import == importer) names.push_back(f.name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -144,11 +163,10 @@ std::string openb_scenario_yaml(const std::vector<OpenbNode>& nodes, const std::
 int import_alibaba_openb(const std::vector<std::string>& args) {
   return guarded("import", [&]() -> int {
     po::options_description opts(
-        "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
-        "Formats:\n"
-        "  alibaba-openb   Alibaba GPU trace v2023 (openb_node_list_*.csv, openb_pod_list_*.csv).\n"
-        "                  A pod list alone -> OUT.csv, a capsim trace; with a node list ->\n"
-        "                  OUT.yaml, a scenario (nodes as pools) plus OUT.csv beside it.\n\n"
+        "Usage: capsim import FORMAT INPUT... -o OUT\n\nFormats:\n" +
+        format_list(TraceImporter::kOpenbLists) +
+        "  A pod list alone -> OUT.csv, a capsim trace; with a node list -> OUT.yaml, a\n"
+        "  scenario (nodes as pools) plus OUT.csv beside it.\n\n"
         "Options");
     std::string format, out;
     std::vector<std::string> inputs;
@@ -160,23 +178,21 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
         "pod slots per node in a scenario (default 110; the FGD study used 1001)")(
         "duration", po::value(&duration_text),
         "duration of pods in files without time columns (the multigpu lists), e.g. 1h");
-    po::options_description hidden;
-    hidden.add_options()("format", po::value(&format))("input", po::value(&inputs)->composing());
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("format", 1).add("input", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(
+        opts, args,
+        {{"format", po::value(&format), 1}, {"input", po::value(&inputs)->composing(), -1}});
     if (vm.count("help")) {
       std::cout << opts;
       return kOk;
     }
-    if (format.empty()) throw UsageError("a format is required (supported: alibaba-openb)");
-    if (format != "alibaba-openb") {
+    const std::string openb_formats = format_names(TraceImporter::kOpenbLists);
+    if (format.empty()) {
+      throw UsageError(fmt::format("a format is required (supported: {})", openb_formats));
+    }
+    const TraceFormat* row = loader_registry().trace(format);
+    if (row == nullptr || row->import != TraceImporter::kOpenbLists) {
       throw UsageError(
-          fmt::format("unknown import format '{}' (supported: alibaba-openb)", format));
+          fmt::format("unknown import format '{}' (supported: {})", format, openb_formats));
     }
     if (inputs.empty()) throw UsageError("at least one input file is required");
     if (out.empty()) throw UsageError("an output file is required (-o OUT.csv or -o OUT.yaml)");
@@ -193,8 +209,9 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
     std::optional<std::vector<OpenbNode>> nodes;
     std::optional<std::vector<OpenbPod>> pods;
     std::string node_source, pod_source;
+    RealFiles files;
     for (const std::string& in : inputs) {
-      const CsvFile f = CsvFile::read_file(in);
+      const CsvFile f = files.csv(in);
       if (is_openb_node_list(f)) {
         if (nodes) throw UsageError("give at most one node list");
         nodes = read_openb_nodes(f, &b);
@@ -248,24 +265,15 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
 
 int import_job_log(const std::vector<std::string>& args) {
   return guarded("import", [&]() -> int {
-    po::options_description opts(
-        "Usage: capsim import FORMAT INPUT -o OUT.csv\n\nFormats: helios (SenseTime Helios "
-        "cluster_log.csv), philly (Microsoft Philly cluster_job_log),\ncapsim-jobs (capsim's "
-        "job trace, normalised)\n\nOptions");
+    po::options_description opts("Usage: capsim import FORMAT INPUT -o OUT.csv\n\nFormats:\n" +
+                                 format_list(TraceImporter::kJobLog) + "\nOptions");
     std::string format, input, out;
     std::size_t max_jobs = 0;
     opts.add_options()("help,h", "show this help")("output,o", po::value(&out),
                                                    "the capsim job trace to write (CSV)")(
         "max-jobs", po::value(&max_jobs), "keep only the first N jobs");
-    po::options_description hidden;
-    hidden.add_options()("format", po::value(&format))("input", po::value(&input));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("format", 1).add("input", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(
+        opts, args, {{"format", po::value(&format), 1}, {"input", po::value(&input), 1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nThe result has one row per job: submit (seconds from the first submission), "
@@ -274,12 +282,14 @@ int import_job_log(const std::vector<std::string>& args) {
       return kOk;
     }
     if (format.empty() || input.empty()) throw UsageError("a format and an input file are needed");
-    if (!is_job_trace_format(format)) {
+    const TraceFormat* row = loader_registry().trace(format);
+    if (row == nullptr || row->import != TraceImporter::kJobLog) {
       throw UsageError(fmt::format("unknown format '{}' (supported: {})", format,
-                                   fmt::join(job_trace_formats(), ", ")));
+                                   format_names(TraceImporter::kJobLog)));
     }
     if (out.empty()) throw UsageError("-o OUT.csv is required");
-    JobTraceRead read = read_job_trace(format, input);
+    RealFiles files;
+    JobTraceRead read = read_job_trace(files, format, input);
     if (max_jobs > 0 && read.rows.size() > max_jobs) read.rows.resize(max_jobs);
 
     namespace fs = std::filesystem;
@@ -323,23 +333,24 @@ int import_job_log(const std::vector<std::string>& args) {
 }  // namespace
 
 int cmd_import(const std::vector<std::string>& args) {
-  // The format picks the converter; each has its own options and help.
-  if (!args.empty() && args.front() == "alibaba-openb") return import_alibaba_openb(args);
-  if (!args.empty() && is_job_trace_format(args.front())) return import_job_log(args);
+  // The format's row in the input kind table picks the converter; each has its own options and
+  // help.
+  if (!args.empty()) {
+    if (const TraceFormat* f = loader_registry().trace(args.front())) {
+      if (f->import == TraceImporter::kOpenbLists) return import_alibaba_openb(args);
+      if (f->import == TraceImporter::kJobLog) return import_job_log(args);
+    }
+  }
   if (args.empty() || args.front() == "-h" || args.front() == "--help") {
-    std::cout
-        << "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
-           "Formats:\n"
-           "  alibaba-openb   Alibaba GPU trace v2023 node and pod lists -> a capsim trace or "
-           "scenario\n"
-           "  helios, philly  public job logs -> capsim's job-level trace\n"
-           "  capsim-jobs     capsim's job trace, normalised\n\n"
-           "`capsim import FORMAT --help` lists a format's options.\n";
+    std::cout << "Usage: capsim import FORMAT INPUT... -o OUT\n\n"
+                 "Formats (an openb pod list becomes a capsim trace, with a node list a scenario;\n"
+                 "a job log becomes capsim's job-level trace):\n"
+              << format_list(TraceImporter::kOpenbLists) << format_list(TraceImporter::kJobLog)
+              << "\n`capsim import FORMAT --help` lists a format's options.\n";
     return args.empty() ? kUsage : kOk;
   }
-  std::cerr << fmt::format(
-      "capsim import: error: unknown format '{}' (supported: alibaba-openb, {})\n", args.front(),
-      fmt::join(job_trace_formats(), ", "));
+  std::cerr << fmt::format("capsim import: error: unknown format '{}' (supported: {})\n",
+                           args.front(), loader_registry().trace_names(true));
   return kUsage;
 }
 

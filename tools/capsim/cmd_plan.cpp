@@ -9,6 +9,7 @@
 
 #include "reports/output_file.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/capsim/plan.hpp"
 #include "tools/loaders/sha256.hpp"
 
@@ -29,15 +30,7 @@ int cmd_plan(const std::vector<std::string>& args) {
         "json", "print the result as JSON instead of text")(
         "data-dir", po::value(&data_dir), "what {data_dir} in scenario paths expands to")(
         "quiet,q", "no progress on stderr");
-    po::options_description hidden;
-    hidden.add_options()("file", po::value(&file));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"file", po::value(&file), 1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nBisects node counts (more nodes never hurt the constraints), then searches "

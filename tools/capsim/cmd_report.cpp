@@ -15,6 +15,7 @@
 #include "reports/run_reader.hpp"
 #include "reports/sweep_report.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 
 namespace po = boost::program_options;
 
@@ -49,15 +50,7 @@ int cmd_report(const std::vector<std::string>& args) {
         "metric", po::value(&metrics)->composing(),
         "sweep files: metric to chart and tabulate; a name, or max(PATTERN)/min(PATTERN) over "
         "metrics matching a * pattern (repeatable)")("quiet,q", "no notes on stderr");
-    po::options_description hidden;
-    hidden.add_options()("db", po::value(&db));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("db", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"db", po::value(&db), 1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nThe HTML page has inline SVG charts and no scripts; every figure from the "

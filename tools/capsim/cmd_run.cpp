@@ -11,6 +11,7 @@
 
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/capsim/runner.hpp"
 
 namespace po = boost::program_options;
@@ -100,15 +101,8 @@ int cmd_run(const std::vector<std::string>& args) {
         "json", "print the summary as JSON")("quiet,q", "no progress or notes on stderr")(
         "paranoid", "check every invariant after every event (slow)")(
         "list-profiles", "list the profiles the scenario can run with and exit");
-    po::options_description hidden;
-    hidden.add_options()("scenario", po::value(&scenario));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("scenario", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm =
+        parse_command_line(opts, args, {{"scenario", po::value(&scenario), 1}});
     if (vm.count("help")) {
       std::cout << opts << "\nThe summary goes to stdout; progress and notes to stderr.\n";
       return kOk;
@@ -121,7 +115,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (vm.count("data-dir")) lo.data_dir = data_dir;
     Scenario s = load_scenario(scenario, lo);
     if (vm.count("list-profiles")) {
-      for (const auto& n : profile_names(s))
+      for (const auto& n : s.profiles.names())
         std::cout << n << "\n";
       return kOk;
     }

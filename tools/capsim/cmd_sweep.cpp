@@ -16,6 +16,7 @@
 
 #include "reports/run_reader.hpp"
 #include "tools/capsim/cli.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/capsim/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -49,15 +50,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
                         "what {data_dir} in scenario paths expands to")(
         "list", "print the variants (index, shard, axis values) and exit")("quiet,q",
                                                                            "no progress on stderr");
-    po::options_description hidden;
-    hidden.add_options()("file", po::value(&file));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"file", po::value(&file), 1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nWithout --shard the shard comes from JOB_COMPLETION_INDEX (with "
@@ -148,15 +141,8 @@ int cmd_merge(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")(
         "partial", "write the result even when some of the sweep's variants are missing")(
         "quiet,q", "no notes on stderr");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value(&files)->composing());
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("files", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm =
+        parse_command_line(opts, args, {{"files", po::value(&files)->composing(), -1}});
     if (vm.count("help")) {
       std::cout << opts
                 << "\nCombines shard files of one sweep (same sweep_id) into OUT.db. Refuses "

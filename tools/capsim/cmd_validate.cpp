@@ -5,18 +5,16 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "models/plugin_registry.hpp"
 #include "tools/capsim/cli.hpp"
-#include "tools/loaders/alibaba_openb.hpp"
+#include "tools/capsim/commands.hpp"
 #include "tools/loaders/dra_manifests.hpp"
-#include "tools/loaders/job_trace.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/scenario_loader.hpp"
-#include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace po = boost::program_options;
@@ -28,57 +26,19 @@ namespace {
 // Returns a one-line description of what was validated.
 std::string validate_one(const std::string& path, const LoadOptions& lo) {
   namespace fs = std::filesystem;
-  register_kueue_manifest_kinds();
+  RealFiles files;
   if (!fs::exists(path)) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
   }
-  if (fs::path(path).extension() == ".json" || fs::path(path).extension() == ".csv") {
-    // A job-level trace: capsim's job CSV (a `job` column, no `pod`), a Helios log (`job_id`),
-    // or a Philly log (JSON).
-    std::string format;
-    if (fs::path(path).extension() == ".json") {
-      format = "philly";
-    } else {
-      std::ifstream in(path);
-      std::string line;
-      while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
-      }
-      const auto has = [&](const std::string& col) {
-        return ("," + line + ",").find("," + col + ",") != std::string::npos;
-      };
-      if (has("job_id")) format = "helios";
-      if (has("job") && !has("pod")) format = "capsim-jobs";
-    }
-    if (!format.empty()) {
-      World w;
-      WorldBuilder b(w, GpuCatalog::builtin());
-      const JobTraceRead read = read_job_trace(format, path);
-      const std::size_t pods = add_job_trace(read.rows, b, JobTraceOptions{});
-      b.finalize();
-      std::size_t skipped = 0;
-      for (const auto& [why, n] : read.skipped)
-        skipped += n;
-      return fmt::format("{} job trace, {} jobs ({} pods, {} gangs), {} left out", format,
-                         read.rows.size(), pods, w.gangs.size(), skipped);
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".json" || extension == ".csv") {
+    // A trace: the format whose sniff matches best (the input kind table) reads it alone.
+    const std::string text = files.read(path);
+    if (const TraceFormat* f = loader_registry().sniff_trace(SniffInput{extension, text})) {
+      return f->check(*f, text, path);
     }
   }
-  if (fs::path(path).extension() == ".csv") {
-    World w;
-    WorldBuilder b(w, GpuCatalog::builtin());
-    // The Alibaba openb lists are recognised by their header (docs/trace-format.md); capsim
-    // traces may start with '#' comments.
-    const CsvFile f = CsvFile::read_file(path, CsvOptions{'#', true});
-    if (is_openb_node_list(f)) {
-      return fmt::format("alibaba-openb node list, {} nodes", read_openb_nodes(f, &b).size());
-    }
-    if (is_openb_pod_list(f)) {
-      return fmt::format("alibaba-openb pod list, {} pods", read_openb_pods(f, &b).size());
-    }
-    const std::size_t n = load_capsim_trace(path, b, TraceOptions{});
-    b.finalize();
-    return fmt::format("capsim trace, {} pods", n);
-  }
-  auto docs = YamlNode::load_all_file(path);
+  auto docs = files.yaml_docs(path);
   if (docs.empty())
     throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""}, "the file is empty");
   const YamlNode& first = docs.front();
@@ -100,21 +60,18 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
       fw::ReasonTable reasons;
       PluginContext ctx{w, reasons, 0};
       MapReader m = first.map();
-      std::size_t n = 0;
-      if (auto ps = m.opt("profiles")) {
-        for (const YamlNode& p : ps->seq()) {
-          (void)build_profile(p, &first, ctx);
-          ++n;
-        }
-      }
-      return fmt::format("KubeSchedulerConfiguration, {} profile(s)", n);
+      std::vector<YamlNode> defined;
+      if (auto ps = m.opt("profiles")) defined = ps->seq();
+      // Compiled as a scenario's `scheduler.config` would be: the same checks as `run`.
+      (void)ProfileSet::compile(defined, first, ctx);
+      return fmt::format("KubeSchedulerConfiguration, {} profile(s)", defined.size());
     }
     World w;
     WorldBuilder b(w, GpuCatalog::builtin());
     std::vector<std::string> warnings;
     ManifestOptions mo;
     mo.warnings = &warnings;
-    register_dra_manifest_kinds();
+    mo.kinds = &loader_registry().manifests;
     load_manifest_docs(docs, b, mo);
     b.finalize();
     finalize_dra(b, &warnings);
@@ -135,16 +92,11 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     c.merge_yaml(first);
     return fmt::format("GPU catalog, {} model(s) after merging", c.models().size());
   }
-  Scenario s = load_scenario(path, lo);
-  // Build every profile the scenario names, so plugin configuration errors show here too.
-  fw::ReasonTable reasons;
-  PluginContext ctx{*s.world, reasons, s.seed};
-  for (const YamlNode& p : s.profiles) {
-    (void)build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
-  }
+  // Loading compiles every profile, so plugin configuration errors show here as in `run`.
+  Scenario s = load_scenario(path, lo, files);
   std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
                                 s.name, s.world->nodes.size(), s.world->pods.size(),
-                                s.world->jobs.size(), profile_names(s).size());
+                                s.world->jobs.size(), s.profiles.names().size());
   if (s.world->queues.active()) {
     out += fmt::format(
         "; Kueue: {} ClusterQueue(s), {} LocalQueue(s), {} ResourceFlavor(s), {} gang(s)",
@@ -179,21 +131,14 @@ int cmd_validate(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                    "scenario override key.path=value (repeatable)")(
         "data-dir", po::value(&data_dir), "directory that {data_dir} in scenario paths expands to");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value(&files));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("files", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
+    const po::variables_map vm = parse_command_line(opts, args, {{"files", po::value(&files), -1}});
     if (vm.count("help")) {
       std::cout
           << opts
           << "\nFile kinds are recognised by content: scenarios, Kubernetes manifests,\n"
-             "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv traces (capsim, or the\n"
-             "Alibaba openb node and pod lists).\n";
+             "KubeSchedulerConfiguration, GPU catalogs (models:), and .csv and .json traces:\n";
+      for (const TraceFormat& f : loader_registry().traces)
+        std::cout << fmt::format("  {:<15} {}\n", f.name, f.summary);
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one file is required");

@@ -6,7 +6,8 @@
 // other pools upwards and bisect the last pool's count, carrying the bound down the staircase and
 // stopping when even the smallest count costs more than the best answer. Layout and sharing
 // choices have no order, so they are searched locally: from the first option of each choice,
-// move to the best neighbour (one choice changed) until none is cheaper.
+// move to the best neighbour (one choice changed) until none is cheaper. The plan file is read by
+// tools/loaders/plan_spec.hpp.
 #pragma once
 
 #include <algorithm>
@@ -18,44 +19,9 @@
 #include <vector>
 
 #include "tools/capsim/sweep.hpp"
+#include "tools/loaders/plan_spec.hpp"
 
 namespace capsim {
-
-struct PlanConstraint {
-  std::string metric;  // a summary metric name, or a pattern with '*'
-  std::optional<double> max, min;
-  InputLocation where;
-  std::string describe() const;  // "queue.*.wait_seconds_p95 <= 900"
-};
-
-struct PoolRange {
-  std::string name, key;  // axis name; the --set key of the pool's node count
-  std::int64_t min = 0, max = 0;
-};
-
-struct PlanChoice {
-  std::string name;
-  std::vector<std::pair<std::string, std::vector<Assignment>>> options;  // label -> settings
-};
-
-enum class SeedJudge { kEverySeed, kMean };
-
-struct PlanSpec {
-  StudyBase base;
-  std::string name, text;
-  std::vector<std::uint64_t> seeds;
-  std::vector<std::uint64_t> robustness_seeds;
-  std::string objective = "cost_total_usd";
-  bool minimize = true;
-  std::vector<PlanConstraint> constraints;
-  SeedJudge judge = SeedJudge::kEverySeed;
-  std::vector<PoolRange> pools;
-  std::vector<PlanChoice> choices;
-};
-
-// Reads and checks a plan file (errors with file, line, column, field), trying every option's
-// settings and each pool's key against the base scenario.
-PlanSpec load_plan(const std::string& path, const std::optional<std::string>& data_dir);
 
 struct PlanConfig {
   std::vector<std::int64_t> counts;  // per pool

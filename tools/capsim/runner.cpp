@@ -23,32 +23,14 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
 
   fw::ReasonTable reasons;
   PluginContext ctx{*s.world, reasons, s.seed};
-  BuiltProfile built;
-  bool found = false;
-  for (const YamlNode& p : s.profiles) {
-    std::string name = "default-scheduler";
-    for (const auto& [k, v] : p.entries()) {
-      if (k == "schedulerName") name = v.str();
-    }
-    if (name == profile) {
-      built = build_profile(p, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
-      found = true;
-      break;
-    }
+  std::optional<BuiltProfile> built = s.profiles.instantiate(profile, ctx);
+  if (!built) {
+    throw cli::UsageError(fmt::format("unknown profile '{}' (available: {})", profile,
+                                      fmt::join(s.profiles.names(), ", ")));
   }
-  if (!found) {
-    const auto text = builtin_profile_yaml(profile);
-    if (!text) {
-      throw cli::UsageError(fmt::format("unknown profile '{}' (available: {})", profile,
-                                        fmt::join(profile_names(s), ", ")));
-    }
-    // The scenario's top-level scheduler knobs apply to built-in profiles too.
-    const YamlNode doc = YamlNode::load_string(*text, "<built-in profile " + profile + ">");
-    built = build_profile(doc, s.scheduler_globals ? &*s.scheduler_globals : nullptr, ctx);
-  }
-  for (auto& w : built.warnings)
+  for (auto& w : built->warnings)
     out.warnings.push_back(w);
-  fw::Framework framework(std::move(built.config));
+  fw::Framework framework(std::move(built->config));
 
   FragmentationModel frag(*s.world);
   RunConfig config = s.sim;

@@ -1,6 +1,6 @@
 // One simulation run of a loaded scenario with a chosen profile, recorded through a Recorder.
-// The CLI's `run` and (later) sweeps and plans call this; it owns the wiring of profile,
-// plugins, fragmentation meter and Simulation so nothing else repeats it.
+// The CLI's `run`, sweeps and plans call this; it owns the wiring of profile, plugins,
+// fragmentation meter and Simulation so nothing else repeats it.
 #pragma once
 
 #include <functional>
@@ -27,7 +27,8 @@ struct RunOutcome {
   double wall_seconds = 0;
 };
 
-// Throws cli::UsageError-like InputError for an unknown profile; InvariantError on a bug.
+// Throws cli::UsageError for a profile the scenario's ProfileSet does not hold (exit 2, from a
+// sweep file too); InvariantError on a bug.
 RunOutcome run_scenario(Scenario& scenario, const RunRequest& request, Recorder& recorder);
 
 }  // namespace capsim

@@ -179,9 +179,9 @@ std::vector<OpenbPod> read_openb_pods(const CsvFile& f, const WorldBuilder* b) {
   return out;
 }
 
-std::size_t load_openb_nodes(const std::string& path, WorldBuilder& b,
+std::size_t load_openb_nodes(FileSource& files, const std::string& path, WorldBuilder& b,
                              const OpenbNodeOptions& opt) {
-  const CsvFile f = CsvFile::read_file(path);
+  const CsvFile f = files.csv(path);
   const std::vector<OpenbNode> nodes = read_openb_nodes(f, &b);
   for (const OpenbNode& n : nodes) {
     const InputLocation where{f.name(), n.line, 0, "column sn"};
@@ -198,8 +198,9 @@ std::size_t load_openb_nodes(const std::string& path, WorldBuilder& b,
   return nodes.size();
 }
 
-std::size_t load_openb_pods(const std::string& path, WorldBuilder& b, const OpenbPodOptions& opt) {
-  const CsvFile f = CsvFile::read_file(path);
+std::size_t load_openb_pods(FileSource& files, const std::string& path, WorldBuilder& b,
+                            const OpenbPodOptions& opt) {
+  const CsvFile f = files.csv(path);
   const std::vector<OpenbPod> pods = read_openb_pods(f, &b);
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   for (const OpenbPod& p : pods) {

@@ -14,6 +14,7 @@
 
 #include "sim/time.hpp"
 #include "tools/loaders/csv_reader.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -59,7 +60,8 @@ struct OpenbNodeOptions {
 };
 
 // Adds the nodes of a node list. Each node's pool is its GPU model (`cpu` for CPU-only nodes).
-std::size_t load_openb_nodes(const std::string& path, WorldBuilder& b, const OpenbNodeOptions& opt);
+std::size_t load_openb_nodes(FileSource& files, const std::string& path, WorldBuilder& b,
+                             const OpenbNodeOptions& opt);
 
 struct OpenbPodOptions {
   std::string namespace_ = "default";
@@ -70,6 +72,7 @@ struct OpenbPodOptions {
 // creation time shifted so the file's first pod arrives at 0, duration = deletion − scheduled
 // (deletion − creation for pods never scheduled), Failed pods fail. Rows without time columns
 // arrive at 0 and never finish (a fill experiment gives them their arrivals).
-std::size_t load_openb_pods(const std::string& path, WorldBuilder& b, const OpenbPodOptions& opt);
+std::size_t load_openb_pods(FileSource& files, const std::string& path, WorldBuilder& b,
+                            const OpenbPodOptions& opt);
 
 }  // namespace capsim

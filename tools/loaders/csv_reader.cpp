@@ -140,17 +140,6 @@ class Tokenizer {
 
 }  // namespace
 
-CsvFile CsvFile::read_file(const std::string& path, const CsvOptions& opt) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
-                     "cannot open file (does it exist and is it readable?)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path, opt);
-}
-
 CsvFile CsvFile::parse(std::string_view text, const std::string& name, const CsvOptions& opt) {
   CsvFile f;
   f.name_ = name;

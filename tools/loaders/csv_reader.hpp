@@ -2,7 +2,7 @@
 // quoted field may hold commas, line breaks and doubled quotes ""), CRLF or LF line ends, a UTF-8
 // byte-order mark, blank lines skipped and, optionally, comment lines. Every row keeps the 1-based
 // line it starts on, so errors read "trace.csv:17: column gpu: 'two' is not a whole number". The
-// whole file is read into memory; a CsvFile is an immutable value once parsed.
+// whole file is in memory; a CsvFile is an immutable value once parsed.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +30,8 @@ struct CsvOptions {
 
 class CsvFile {
  public:
-  // Reads and parses a file; a file that cannot be opened is InputErrorKind::kMissing.
-  static CsvFile read_file(const std::string& path, const CsvOptions& opt = {});
-  // Parses text; `name` is the file name used in messages.
+  // Parses text; `name` is the file name used in messages. Files are read through a FileSource
+  // (tools/loaders/file_source.hpp: FileSource::csv), so a scenario's digest covers them.
   static CsvFile parse(std::string_view text, const std::string& name, const CsvOptions& opt = {});
 
   const std::string& name() const { return name_; }

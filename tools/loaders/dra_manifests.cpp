@@ -558,14 +558,6 @@ std::vector<ManifestKind> dra_manifest_kinds() {
   };
 }
 
-void register_dra_manifest_kinds() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (ManifestKind& k : dra_manifest_kinds())
-      register_manifest_kind(std::move(k));
-  });
-}
-
 DraNodeConfig read_dra_node_config(const YamlNode& n) {
   DraNodeConfig c;
   if (n.is_scalar()) {

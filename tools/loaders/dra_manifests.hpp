@@ -21,10 +21,8 @@
 
 namespace capsim {
 
-// The DRA kinds, for ManifestOptions::extra_kinds or register_manifest_kind.
+// The DRA kinds, for loader_registry().manifests or ManifestOptions::extra_kinds.
 std::vector<ManifestKind> dra_manifest_kinds();
-// Adds them to the process-wide kind table once (later calls do nothing).
-void register_dra_manifest_kinds();
 
 // A pool's or node's `dra:` setting: `true`/`false`, or a mapping {enabled, partitionable,
 // driver_version, cuda_driver_version, gpus_per_pcie_root, numa_nodes}.

@@ -9,8 +9,10 @@
 #include <optional>
 #include <ostream>
 
+#include "sim/check.hpp"
 #include "sim/quantity.hpp"
 #include "tools/loaders/csv_reader.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 
 namespace capsim {
@@ -367,17 +369,11 @@ JobTraceRead read_philly(const YamlNode& doc) {
   return out;
 }
 
-JobTraceRead read_any(const std::string& format, const std::string* path, const std::string* text,
-                      const std::string& name) {
-  if (format == "philly") {
-    const YamlNode doc =
-        path != nullptr ? YamlNode::load_file(*path) : YamlNode::load_string(*text, name);
-    return read_philly(doc);
-  }
-  const CsvFile f =
-      path != nullptr ? CsvFile::read_file(*path, kCsv) : CsvFile::parse(*text, name, kCsv);
-  if (format == "helios") return read_helios(f);
-  return read_capsim_jobs(f);
+JobTraceRead read_any(const std::string& format, const std::string& text, const std::string& name) {
+  const TraceFormat* f = loader_registry().trace(format);
+  CAPSIM_CHECK(f != nullptr && f->read_jobs != nullptr,
+               fmt::format("'{}' is not a job-log format of the loader registry", format));
+  return f->read_jobs(text, name);
 }
 
 bool scale_time(SimDuration t, double scale, SimDuration& out) {
@@ -399,14 +395,16 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-const std::vector<std::string>& job_trace_formats() {
-  static const std::vector<std::string> k = {"capsim-jobs", "helios", "philly"};
-  return k;
+JobTraceRead read_capsim_jobs_text(const std::string& text, const std::string& name) {
+  return read_capsim_jobs(CsvFile::parse(text, name, kCsv));
 }
 
-bool is_job_trace_format(const std::string& format) {
-  const auto& k = job_trace_formats();
-  return std::find(k.begin(), k.end(), format) != k.end();
+JobTraceRead read_helios_text(const std::string& text, const std::string& name) {
+  return read_helios(CsvFile::parse(text, name, kCsv));
+}
+
+JobTraceRead read_philly_text(const std::string& text, const std::string& name) {
+  return read_philly(YamlNode::load_string(text, name));
 }
 
 const std::vector<std::string>& job_trace_columns() {
@@ -418,13 +416,13 @@ const std::vector<std::string>& job_trace_columns() {
   return k;
 }
 
-JobTraceRead read_job_trace(const std::string& format, const std::string& path) {
-  return read_any(format, &path, nullptr, path);
+JobTraceRead read_job_trace(FileSource& files, const std::string& format, const std::string& path) {
+  return read_any(format, files.read(path), path);
 }
 
 JobTraceRead read_job_trace_text(const std::string& format, const std::string& text,
                                  const std::string& name) {
-  return read_any(format, nullptr, &text, name);
+  return read_any(format, text, name);
 }
 
 std::size_t add_job_trace(const std::vector<JobTraceRow>& rows, WorldBuilder& b,
@@ -538,8 +536,8 @@ void write_job_trace_csv(std::ostream& out, const std::vector<JobTraceRow>& rows
   }
 }
 
-void load_job_trace_entry(const std::string& format, const std::string& path, MapReader& entry,
-                          WorldBuilder& b, std::vector<std::string>* warnings) {
+void load_job_trace_entry(FileSource& files, const std::string& format, const std::string& path,
+                          MapReader& entry, WorldBuilder& b, std::vector<std::string>* warnings) {
   JobTraceOptions o;
   o.time_offset = entry.duration_or("time_offset", 0);
   o.time_scale = entry.num_or("time_scale", 1.0, 1e-9, 1e9);
@@ -564,7 +562,7 @@ void load_job_trace_entry(const std::string& format, const std::string& path, Ma
     }
   }
   if (auto v = entry.opt("max_jobs")) o.max_jobs = static_cast<std::size_t>(v->integer(1));
-  JobTraceRead read = read_job_trace(format, path);
+  JobTraceRead read = read_job_trace(files, format, path);
   if (!read.skipped.empty() && warnings != nullptr) {
     std::vector<std::string> parts;
     std::size_t total = 0;

@@ -14,6 +14,7 @@
 
 #include "models/yaml_reader.hpp"
 #include "sim/time.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -55,9 +56,6 @@ struct JobTraceOptions {
   std::size_t max_jobs = 0;             // 0: all
 };
 
-// The formats: "capsim-jobs", "helios", "philly".
-bool is_job_trace_format(const std::string& format);
-const std::vector<std::string>& job_trace_formats();
 // The columns of capsim's job CSV; `job`, `submit` and `duration` are required.
 const std::vector<std::string>& job_trace_columns();
 
@@ -65,10 +63,15 @@ struct JobTraceRead {
   std::vector<JobTraceRow> rows;
   std::map<std::string, std::size_t> skipped;  // reason -> jobs left out
 };
-// Reads a file of `format`. Public traces are shifted so the first submission is at 0; jobs the
-// trace cannot say enough about (no attempt with both times, still running) are skipped and
-// counted.
-JobTraceRead read_job_trace(const std::string& format, const std::string& path);
+// The readers, one per format (rows of loader_registry().traces, tools/loaders/input_kinds.hpp);
+// `name` is the file name used in messages.
+JobTraceRead read_capsim_jobs_text(const std::string& text, const std::string& name);
+JobTraceRead read_helios_text(const std::string& text, const std::string& name);
+JobTraceRead read_philly_text(const std::string& text, const std::string& name);
+// Reads a file of `format`, a job-log format of loader_registry(). Public traces are shifted so the
+// first submission is at 0; jobs the trace cannot say enough about (no attempt with both times,
+// still running) are skipped and counted.
+JobTraceRead read_job_trace(FileSource& files, const std::string& format, const std::string& path);
 JobTraceRead read_job_trace_text(const std::string& format, const std::string& text,
                                  const std::string& name);
 
@@ -82,7 +85,7 @@ void write_job_trace_csv(std::ostream& out, const std::vector<JobTraceRow>& rows
 // A scenario's `workload.traces[]` entry of a job format: reads the options from `entry` (time
 // scale and offset, queue, queue_map, namespace, cpu_per_gpu, memory_per_gpu, gpu_model,
 // max_jobs), loads `path` and adds it. Notes about skipped jobs go to `warnings`.
-void load_job_trace_entry(const std::string& format, const std::string& path, MapReader& entry,
-                          WorldBuilder& b, std::vector<std::string>* warnings);
+void load_job_trace_entry(FileSource& files, const std::string& format, const std::string& path,
+                          MapReader& entry, WorldBuilder& b, std::vector<std::string>* warnings);
 
 }  // namespace capsim

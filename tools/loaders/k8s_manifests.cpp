@@ -783,14 +783,8 @@ void load_priority_class(MapReader& doc, ManifestContext& ctx) {
 
 // --- The kind table ----------------------------------------------------------------------------
 
-std::vector<ManifestKind>& registry() {
-  static std::vector<ManifestKind> kinds = {
-      {"", "Node", {"v1"}, load_node},
-      {"", "Pod", {"v1"}, load_pod},
-      {"batch", "Job", {"v1"}, load_job},
-      {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
-  };
-  return kinds;
+const ManifestKinds& kind_table(const ManifestOptions& opt) {
+  return opt.kinds != nullptr ? *opt.kinds : core_manifest_kinds();
 }
 
 std::pair<std::string, std::string> split_api_version(const std::string& api) {
@@ -808,7 +802,7 @@ const ManifestKind* find_kind(const ManifestOptions& opt, const std::string& gro
   for (const auto& k : opt.extra_kinds) {
     if (k.group == group && k.kind == kind) return &k;
   }
-  for (const auto& k : registry()) {
+  for (const auto& k : kind_table(opt)) {
     if (k.group == group && k.kind == kind) return &k;
   }
   return nullptr;
@@ -818,7 +812,7 @@ std::vector<const ManifestKind*> all_kinds(const ManifestOptions& opt) {
   std::vector<const ManifestKind*> out;
   for (const auto& k : opt.extra_kinds)
     out.push_back(&k);
-  for (const auto& k : registry()) {
+  for (const auto& k : kind_table(opt)) {
     if (find_kind(opt, k.group, k.kind) == &k) out.push_back(&k);
   }
   return out;
@@ -978,14 +972,14 @@ std::optional<std::string> label_value(const LabelSet& labels, std::string_view 
   return pool.str(v);
 }
 
-void register_manifest_kind(ManifestKind kind) {
-  for (const auto& k : registry()) {
-    CAPSIM_CHECK(!(k.group == kind.group && k.kind == kind.kind),
-                 fmt::format("manifest kind {}/{} is registered twice", kind.group, kind.kind));
-  }
-  CAPSIM_CHECK(!kind.versions.empty() && kind.handler,
-               "a manifest kind needs at least one version and a handler");
-  registry().push_back(std::move(kind));
+const ManifestKinds& core_manifest_kinds() {
+  static const ManifestKinds kinds = {
+      {"", "Node", {"v1"}, load_node},
+      {"", "Pod", {"v1"}, load_pod},
+      {"batch", "Job", {"v1"}, load_job},
+      {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
+  };
+  return kinds;
 }
 
 std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt) {
@@ -1003,8 +997,9 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
     load_document(d, b, opt, std::nullopt);
 }
 
-void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt) {
-  load_manifest_docs(YamlNode::load_all_file(path), b, opt);
+void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,
+                        const ManifestOptions& opt) {
+  load_manifest_docs(files.yaml_docs(path), b, opt);
 }
 
 }  // namespace capsim

@@ -1,10 +1,12 @@
 // Loads Kubernetes manifests (YAML files of one or more `---` documents, `kind: List` or
 // `<Kind>List` with items) into a World through the WorldBuilder. Each document is dispatched on
 // its API group and kind to a handler in a table: the core kinds (v1 Node, v1 Pod, batch/v1 Job,
-// scheduling.k8s.io/v1 PriorityClass) are built in; Kueue, DRA and other kinds are added with
-// register_manifest_kind() at start-up or per call in ManifestOptions::extra_kinds, without
-// touching this loader. Every field a handler does not read or explicitly ignore is an error
-// with a did-you-mean hint; every error carries file, line and field path. Not thread-safe.
+// scheduling.k8s.io/v1 PriorityClass) are the core table; a load dispatches on the table its
+// options name (loader_registry().manifests in tools/loaders/input_kinds.hpp adds the Kueue and
+// DRA kinds) plus per-call ManifestOptions::extra_kinds, without touching this loader. Every
+// field a handler does not read or explicitly ignore is an error with a did-you-mean hint; every
+// error carries file, line and field path. The tables are constant values, so loads on several
+// threads share them.
 #pragma once
 
 #include <functional>
@@ -15,6 +17,7 @@
 
 #include "models/yaml_reader.hpp"
 #include "sim/labels.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -44,26 +47,30 @@ struct ManifestKind {
   ManifestHandler handler;
 };
 
+using ManifestKinds = std::vector<ManifestKind>;
+
+// v1 Node, v1 Pod, batch/v1 Job, scheduling.k8s.io/v1 PriorityClass.
+const ManifestKinds& core_manifest_kinds();
+
 struct ManifestOptions {
+  // The kinds a load knows; nullptr: the core kinds only.
+  const ManifestKinds* kinds = nullptr;
   // Warnings (pod affinity is not modelled, a field that is accepted but changes nothing) go
   // here; nullptr drops them.
   std::vector<std::string>* warnings = nullptr;
-  // Handlers for this call only; they take precedence over registered kinds of the same name.
+  // Handlers for this call only; they take precedence over `kinds` of the same name.
   std::vector<ManifestKind> extra_kinds;
   // Warn about, instead of failing on, documents of an unknown kind (e.g. a Deployment or a
   // Service in a directory of cluster manifests).
   bool skip_unknown_kinds = false;
 };
 
-// Adds a kind to the process-wide table the loaders use (the built-in kinds are there from the
-// start). Call at start-up, before loading; registering a group/kind twice is an InvariantError.
-void register_manifest_kind(ManifestKind kind);
-
 // "v1 Node, v1 Pod, batch/v1 Job, ..." for messages and `capsim validate --help`.
 std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt = {});
 
 // Loads every document of a file. A missing file is InputErrorKind::kMissing.
-void load_manifest_file(const std::string& path, WorldBuilder& b, const ManifestOptions& opt);
+void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,
+                        const ManifestOptions& opt);
 void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
                         const ManifestOptions& opt);
 

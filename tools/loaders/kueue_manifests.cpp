@@ -713,27 +713,19 @@ std::vector<ManifestKind> kueue_manifest_kinds() {
   };
 }
 
-void register_kueue_manifest_kinds() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (ManifestKind& k : kueue_manifest_kinds())
-      register_manifest_kind(std::move(k));
-  });
-}
-
 void require_kueue_checks(WorldBuilder& b, std::vector<std::string>* warnings) {
   World* world = &b.world();
   b.on_finalize("kueue", [world, warnings] { check_kueue(*world, warnings); });
 }
 
-void load_kueue_section(const YamlNode& section, WorldBuilder& b,
+void load_kueue_section(const YamlNode& section, WorldBuilder& b, FileSource& files,
                         const std::function<std::string(const YamlNode&)>& resolve,
                         std::vector<std::string>* warnings) {
   QueueConfig& q = b.world().queues;
   q.settings_given = true;
   MapReader m = section.map();
   if (auto cfg = m.opt("config")) {
-    const YamlNode doc = YamlNode::load_file(resolve(*cfg));
+    const YamlNode doc = files.yaml(resolve(*cfg));
     MapReader cm = doc.map();
     if (auto kind = cm.opt("kind"); kind && kind->str() != "Configuration") {
       kind->fail("a Kueue configuration file has kind: Configuration");
@@ -744,6 +736,13 @@ void load_kueue_section(const YamlNode& section, WorldBuilder& b,
   load_settings_map(m, q.settings, warnings, false);
   m.finish();
   require_kueue_checks(b, warnings);
+}
+
+void load_kueue_section(const YamlNode& section, WorldBuilder& b,
+                        const std::function<std::string(const YamlNode&)>& resolve,
+                        std::vector<std::string>* warnings) {
+  RealFiles files;
+  load_kueue_section(section, b, files, resolve, warnings);
 }
 
 }  // namespace capsim

@@ -19,13 +19,15 @@
 
 namespace capsim {
 
-// The Kueue kinds, for ManifestOptions::extra_kinds or register_manifest_kind.
+// The Kueue kinds, for loader_registry().manifests or ManifestOptions::extra_kinds.
 std::vector<ManifestKind> kueue_manifest_kinds();
-// Adds them to the process-wide kind table once (later calls do nothing).
-void register_kueue_manifest_kinds();
 
 // The scenario's `kueue:` mapping. `resolve` turns a path in the scenario into a file name
-// (for `config: kueue-config.yaml`, a Kueue Configuration file). Warnings go to `warnings`.
+// (for `config: kueue-config.yaml`, a Kueue Configuration file, read through `files`). Warnings
+// go to `warnings`. The form without `files` reads the file system (test rigs).
+void load_kueue_section(const YamlNode& section, WorldBuilder& b, FileSource& files,
+                        const std::function<std::string(const YamlNode&)>& resolve,
+                        std::vector<std::string>* warnings);
 void load_kueue_section(const YamlNode& section, WorldBuilder& b,
                         const std::function<std::string(const YamlNode&)>& resolve,
                         std::vector<std::string>* warnings);

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "models/cost_model.hpp"
 #include "models/plugin_registry.hpp"
@@ -15,6 +13,7 @@
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
@@ -29,23 +28,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
-                     "cannot open the scenario file (does it exist and is it readable?)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+constexpr std::string_view kCannotOpenScenario =
+    "cannot open the scenario file (does it exist and is it readable?)";
 
 struct Ctx {
   fs::path base;  // directory of the scenario file
+  FileSource* files = nullptr;
   std::string data_dir;
   WorldBuilder* b;
   Scenario* s;
   DeviceConfigs devices;
+  // The scheduler section's profiles and KubeSchedulerConfiguration-level knobs, compiled into
+  // Scenario::profiles once the World is complete.
+  std::vector<YamlNode> profiles;
+  std::optional<YamlNode> scheduler_globals;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -235,7 +231,7 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
             fmt::format("unknown node list format '{}' (supported: alibaba-openb)", format));
       }
       lm.finish();
-      load_openb_nodes(path, *c.b, opt);
+      load_openb_nodes(*c.files, path, *c.b, opt);
     }
   }
   m.finish();
@@ -330,26 +326,13 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       MapReader tm = t.map();
       const std::string path = c.resolve(tm.req("path"));
       const std::string format = tm.str_or("format", "capsim");
-      if (is_job_trace_format(format)) {  // job-level traces (docs/queues.md)
-        load_job_trace_entry(format, path, tm, *c.b, &c.s->warnings);
-        tm.finish();
-        continue;
+      const TraceFormat* f = loader_registry().trace(format);
+      if (f == nullptr) {
+        tm.req("format").fail(fmt::format("unknown trace format '{}' (supported: {})", format,
+                                          loader_registry().trace_names()));
       }
-      TraceOptions opt;
-      opt.time_offset = tm.duration_or("time_offset", 0);
-      opt.time_scale = tm.num_or("time_scale", 1.0, 1e-9, 1e9);
-      opt.default_queue = tm.str_or("queue", "");
-      if (format != "capsim" && format != "alibaba-openb") {
-        tm.req("format").fail(
-            fmt::format("unknown trace format '{}' (supported: capsim, alibaba-openb, {})", format,
-                        fmt::join(job_trace_formats(), ", ")));
-      }
-      tm.finish();
-      if (format == "alibaba-openb") {
-        load_openb_pods(path, *c.b, OpenbPodOptions{});
-      } else {
-        load_capsim_trace(path, *c.b, opt);
-      }
+      TraceRequest request{*c.files, path, tm, *c.b, &c.s->warnings};
+      f->load(*f, request);
     }
   }
   m.finish();
@@ -392,14 +375,14 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
     cm.ignore("tieBreak");
     if (auto ps = cm.opt("profiles")) {
       for (const YamlNode& p : ps->seq())
-        c.s->profiles.push_back(p);
+        c.profiles.push_back(p);
     }
     cm.finish();
-    c.s->scheduler_globals = cfg;
+    c.scheduler_globals = cfg;
   };
   if (auto f = m.opt("config")) {
     const std::string path = c.resolve(*f);
-    auto docs = YamlNode::load_all_file(path);
+    auto docs = c.files->yaml_docs(path);
     if (docs.empty()) f->fail("the scheduler configuration file is empty");
     add_config(docs.front());
   }
@@ -416,26 +399,13 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
     for (const auto& [k, v] : sched.entries()) {
       if (k == "profiles") {
         for (const YamlNode& p : v.seq())
-          c.s->profiles.push_back(p);
+          c.profiles.push_back(p);
       }
     }
-    c.s->scheduler_globals = sched;
+    c.scheduler_globals = sched;
   }
   m.ignore("config");
   m.finish();
-  // Profile names must be unique.
-  std::vector<std::string> seen;
-  for (const YamlNode& p : c.s->profiles) {
-    MapReader pm = p.map();
-    std::string name = "default-scheduler";
-    for (const auto& [k, v] : p.entries()) {
-      if (k == "schedulerName") name = v.str();
-    }
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-      p.fail(fmt::format("two profiles are named '{}'", name));
-    }
-    seen.push_back(name);
-  }
 }
 
 // `experiment: {kind: fill, inflate_to, shuffle, spacing}` (models/fill_experiment.hpp): the
@@ -443,9 +413,17 @@ void load_scheduler(const YamlNode& sched, Ctx& c) {
 void apply_experiment(const YamlNode& ex, Scenario& s) {
   MapReader m = ex.map();
   YamlNode kind = m.req("kind");
-  if (kind.str() != "fill") {
-    kind.fail(fmt::format("unknown experiment kind '{}' (supported: fill)", kind.str()));
+  const ExperimentKind* k = loader_registry().experiment(kind.str());
+  if (k == nullptr) {
+    kind.fail(fmt::format("unknown experiment kind '{}' (supported: {})", kind.str(),
+                          loader_registry().experiment_names()));
   }
+  k->apply(m, ex, s);
+}
+
+}  // namespace
+
+void apply_fill_experiment(MapReader& m, const YamlNode& ex, Scenario& s) {
   FillOptions fo;
   fo.inflate_to = m.num_or("inflate_to", 0, 0, 1000);
   fo.shuffle = m.bool_or("shuffle", true);
@@ -464,38 +442,42 @@ void apply_experiment(const YamlNode& ex, Scenario& s) {
   s.sim.horizon = s.fill->last_arrival + fo.spacing;
 }
 
-}  // namespace
-
-std::vector<std::string> profile_names(const Scenario& s) {
-  std::vector<std::string> out;
-  for (const YamlNode& p : s.profiles) {
-    std::string name = "default-scheduler";
-    for (const auto& [k, v] : p.entries()) {
-      if (k == "schedulerName") name = v.str();
-    }
-    out.push_back(name);
-  }
-  for (const auto& b : builtin_profile_names()) {
-    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-  }
-  return out;
+std::string scenario_digest(const FileSource& files, const std::string& root,
+                            const std::vector<std::string>& overrides) {
+  std::string text = files.read_log(root);
+  for (const auto& o : overrides)
+    text += "--set " + o + "\n";
+  return sha256_hex(text);
 }
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
-  register_kueue_manifest_kinds();
-  Scenario s;
-  s.path = path;
-  const std::string text = read_all(path);
-  Sha256 h;
-  h.update(text);
-  for (const auto& o : options.overrides) {
-    h.update("\n--set ");
-    h.update(o);
-    s.overrides_text += o + "\n";
-  }
+  RealFiles files;
+  return load_scenario(path, options, files);
+}
 
-  // `extends: base.yaml` (relative to this file): the base's values, with this file's merged on
-  // top (docs/scenario-format.md); errors still point at the file a value came from.
+namespace {
+
+// What the stages of one load share. The builder adds to the scenario's World; the cost model,
+// when there is one, prices every node the builder adds.
+struct Load {
+  const std::string& path;
+  const LoadOptions& options;
+  FileSource& files;
+  Scenario& s;
+  Ctx c;
+  SimDuration window = kDay;  // the synthetic workload's default window
+  std::optional<CostConfig> cost;
+  std::optional<WorldBuilder> builder;
+  std::optional<YamlNode> experiment;
+};
+
+// 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
+//    with this file's merged on top, docs/scenario-format.md) and the --set overrides, as one
+//    document whose values still know the file or option they came from.
+YamlNode read_document(Load& l) {
+  const std::string text = l.files.read(l.path, kCannotOpenScenario);
+  for (const auto& o : l.options.overrides)
+    l.s.overrides_text += o + "\n";
   auto provenance = std::make_shared<YamlNode::Provenance>();
   std::function<YAML::Node(const std::string&, const std::string&, int)> assemble =
       [&](const std::string& file, const std::string& body, int depth) -> YAML::Node {
@@ -508,9 +490,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     fs::path base_path(ext.str());
     if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
     const std::string base_file = base_path.lexically_normal().string();
-    const std::string base_text = read_all(base_file);
-    h.update("\n--extends " + base_file + "\n");
-    h.update(base_text);
+    const std::string base_text = l.files.read(base_file, kCannotOpenScenario);
     const std::size_t before = provenance->files.size();
     YAML::Node merged = assemble(base_file, base_text, depth + 1);
     // Everything not yet attributed came from the base file.
@@ -520,36 +500,35 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
       provenance->files.emplace_back(p, file);
     return merged;
   };
-  YAML::Node root = assemble(path, text, 0);
-  s.sha256 = h.hex_digest();
-  for (const auto& o : options.overrides)
+  YAML::Node root = assemble(l.path, text, 0);
+  for (const auto& o : l.options.overrides)
     provenance->set_options.emplace_back(apply_override(root, o), o);
-  YamlNode doc =
-      YamlNode(root, std::make_shared<const std::string>(path), "").with_provenance(provenance);
+  return YamlNode(root, std::make_shared<const std::string>(l.path), "")
+      .with_provenance(provenance);
+}
 
-  MapReader m = doc.map();
-  s.name = m.str_or("name", fs::path(path).stem().string());
+// 2. What the run is: name, seed (--seed wins), data_dir (--data-dir wins), simulation options.
+void read_run_config(Load& l, MapReader& m) {
+  Scenario& s = l.s;
+  s.name = m.str_or("name", fs::path(l.path).stem().string());
   s.description = m.str_or("description", "");
   s.seed = static_cast<std::uint64_t>(m.int_or("seed", 1, 0));
-  if (options.seed) s.seed = *options.seed;
-
-  Ctx c;
-  c.base = fs::path(path).parent_path();
+  if (l.options.seed) s.seed = *l.options.seed;
+  l.c.base = fs::path(l.path).parent_path();
+  l.c.files = &l.files;
+  l.c.s = &s;
   if (auto d = m.opt("data_dir")) {
     fs::path dp(d->str());
-    if (dp.is_relative()) dp = c.base / dp;
-    c.data_dir = dp.lexically_normal().string();
+    if (dp.is_relative()) dp = l.c.base / dp;
+    l.c.data_dir = dp.lexically_normal().string();
   }
-  if (options.data_dir) c.data_dir = *options.data_dir;
-
-  // Simulation options.
-  SimDuration window = kDay;
+  if (l.options.data_dir) l.c.data_dir = *l.options.data_dir;
   if (auto sim = m.opt("simulation")) {
     MapReader sm = sim->map();
     if (auto hz = sm.opt("horizon")) {
       s.sim.horizon = hz->duration();
       if (s.sim.horizon <= 0) hz->fail("the horizon must be positive");
-      window = s.sim.horizon;
+      l.window = s.sim.horizon;
     }
     s.sim.sample_interval = sm.duration_or("sample_interval", kMinute);
     if (s.sim.sample_interval < kSecond)
@@ -558,55 +537,59 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     sm.finish();
   }
   s.sim.seed = s.seed;
+}
 
-  // Catalog: built-in plus the scenario's overrides.
+// 3. The GPU catalog (built-in plus the scenario's overrides) and the cost model, then the World
+//    and its builder: the cost model prices every node the later stages add.
+void read_catalog_and_cost(Load& l, MapReader& m) {
+  Scenario& s = l.s;
   s.catalog = GpuCatalog::builtin();
   if (auto cat = m.opt("catalog")) {
     MapReader cm = cat->map();
     if (auto f = cm.opt("file")) {
       cm.finish();
-      s.catalog.merge_yaml(YamlNode::load_file(c.resolve(*f)));
+      s.catalog.merge_yaml(l.files.yaml(l.c.resolve(*f)));
     } else {
       cm.ignore("models");
       cm.finish();
       s.catalog.merge_yaml(*cat);
     }
   }
-
-  // The cost model prices every node the loaders add, so it is read before the cluster.
-  std::optional<CostConfig> cost;
   if (auto co = m.opt("cost")) {
-    cost = CostConfig::parse(*co, s.catalog);
-    s.sim.energy = cost->energy;
+    l.cost = CostConfig::parse(*co, s.catalog);
+    s.sim.energy = l.cost->energy;
   }
-
   s.world = std::make_unique<World>();
-  WorldBuilder b(*s.world, s.catalog);
-  if (cost) {
-    b.set_node_pricer([&cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
-                              std::optional<double> price, const InputLocation& where) {
-      return cost->node_price_per_hour(n.pool, model, gpus, price, where);
+  WorldBuilder& b = l.builder.emplace(*s.world, s.catalog);
+  if (l.cost) {
+    b.set_node_pricer([&cost = *l.cost](const NodeSpec& n, const GpuModel* model, std::int32_t gpus,
+                                        std::optional<double> price, const InputLocation& where) {
+      return cost.node_price_per_hour(n.pool, model, gpus, price, where);
     });
   }
-  c.b = &b;
-  c.s = &s;
+  l.c.b = &b;
+}
+
+// 4. Device configs the nodes refer to (mig-parted, device-plugin sharing) and the device model.
+void read_device_configs(Load& l, MapReader& m) {
+  Scenario& s = l.s;
   if (auto mc = m.opt("mig_configs")) {
     for (const YamlNode& e : mc->seq()) {
       if (e.is_scalar()) {
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
-          c.devices.add_mig_parted(d);
+        for (const YamlNode& d : l.files.yaml_docs(l.c.resolve(e)))
+          l.c.devices.add_mig_parted(d);
       } else {
-        c.devices.add_mig_parted(e);
+        l.c.devices.add_mig_parted(e);
       }
     }
   }
   if (auto dp = m.opt("device_plugin_configs")) {
     for (const auto& [name, e] : dp->entries()) {
       if (e.is_scalar()) {  // a file: a raw config registered under `name`, or a ConfigMap
-        for (const YamlNode& d : YamlNode::load_all_file(c.resolve(e)))
-          c.devices.add_device_plugin(d, name);
+        for (const YamlNode& d : l.files.yaml_docs(l.c.resolve(e)))
+          l.c.devices.add_device_plugin(d, name);
       } else {
-        c.devices.add_device_plugin_inline(e, name);
+        l.c.devices.add_device_plugin_inline(e, name);
       }
     }
   }
@@ -627,41 +610,103 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
     dm.finish();
   }
-  if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, c);
-  if (auto cl = m.opt("cluster")) load_cluster(*cl, c);
+}
+
+// 5. Priority classes, then the cluster: pools, single nodes, node list files.
+void read_cluster(Load& l, MapReader& m) {
+  if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, l.c);
+  if (auto cl = m.opt("cluster")) load_cluster(*cl, l.c);
+}
+
+// 6. Kubernetes manifest files, dispatched on the registry's kinds (core, Kueue, DRA).
+void read_manifests(Load& l, MapReader& m) {
   if (auto mf = m.opt("manifests")) {
-    register_dra_manifest_kinds();
     ManifestOptions mo;
-    mo.warnings = &s.warnings;
+    mo.kinds = &loader_registry().manifests;
+    mo.warnings = &l.s.warnings;
     for (const YamlNode& f : mf->seq())
-      load_manifest_file(c.resolve(f), b, mo);
+      load_manifest_file(l.files, l.c.resolve(f), *l.builder, mo);
   }
-  if (auto wl = m.opt("workload")) load_workload(*wl, c, window);
+}
+
+// 7. The workload: synthetic tenants and trace files of the registry's formats.
+void read_workload(Load& l, MapReader& m) {
+  if (auto wl = m.opt("workload")) load_workload(*wl, l.c, l.window);
+}
+
+// 8. Kueue's settings (the scenario's `kueue:` mapping and its Configuration file).
+void read_kueue(Load& l, MapReader& m) {
   if (auto k = m.opt("kueue")) {
     load_kueue_section(
-        *k, b, [&c](const YamlNode& n) { return c.resolve(n); }, &s.warnings);
+        *k, *l.builder, l.files, [&c = l.c](const YamlNode& n) { return c.resolve(n); },
+        &l.s.warnings);
   }
-  if (auto sc = m.opt("scheduler")) load_scheduler(*sc, c);
-  std::optional<YamlNode> experiment = m.opt("experiment");
+}
+
+// 9. The scheduler section (profiles and KubeSchedulerConfiguration knobs). The experiment is
+//    read here, applied in 11; every top-level key has now been read, so the rest are unknown.
+void read_scheduler(Load& l, MapReader& m) {
+  if (auto sc = m.opt("scheduler")) load_scheduler(*sc, l.c);
+  l.experiment = m.opt("experiment");
   m.finish();
-  b.finalize();
-  finalize_dra(b, &s.warnings);
-  if (cost) {
+}
+
+// 10. Cross-references between everything read (priority classes, Kueue, DRA), the cost model's
+//     pools, and at least one node.
+void finalize(Load& l, const YamlNode& doc) {
+  l.builder->finalize();
+  finalize_dra(*l.builder, &l.s.warnings);
+  if (l.cost) {
     std::vector<std::string> pools;
-    for (const NodeSpec& n : s.world->nodes) {
+    for (const NodeSpec& n : l.s.world->nodes) {
       if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
     }
-    cost->check_pools(pools);
+    l.cost->check_pools(pools);
   }
-  if (s.world->nodes.empty())
+  if (l.s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
-  if (experiment) apply_experiment(*experiment, s);
-  for (const PodSpec& p : s.world->pods) {
-    if (p.duration == kEndOfTime && s.sim.horizon == kEndOfTime) {
+}
+
+// 11. The experiment rewrites the workload; then every pod must end before the horizon does.
+void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
+  if (l.experiment) apply_experiment(*l.experiment, l.s);
+  for (const PodSpec& p : l.s.world->pods) {
+    if (p.duration == kEndOfTime && l.s.sim.horizon == kEndOfTime) {
       doc.fail(fmt::format("pod {} ({}) never finishes, so the scenario needs simulation.horizon",
                            p.name, p.source));
     }
   }
+}
+
+// 12. The scheduler profiles, compiled against the finished World (a profile's args may name
+//     resources any source added): errors carry file, line and field, before any run.
+void compile_profiles(Load& l) {
+  fw::ReasonTable reasons;  // the compile's own; each run interns into a fresh table
+  PluginContext ctx{*l.s.world, reasons, l.s.seed};
+  l.s.profiles = ProfileSet::compile(l.c.profiles, l.c.scheduler_globals, ctx);
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
+  Scenario s;
+  s.path = path;
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}};
+  const YamlNode doc = read_document(l);  // 1
+  MapReader m = doc.map();
+  read_run_config(l, m);                       // 2
+  read_catalog_and_cost(l, m);                 // 3
+  read_device_configs(l, m);                   // 4
+  read_cluster(l, m);                          // 5
+  read_manifests(l, m);                        // 6
+  read_workload(l, m);                         // 7
+  read_kueue(l, m);                            // 8
+  read_scheduler(l, m);                        // 9
+  finalize(l, doc);                            // 10
+  apply_experiment_and_check_horizon(l, doc);  // 11
+  compile_profiles(l);                         // 12
+  // 13. The digest: every file read above, and the overrides.
+  s.sha256 = scenario_digest(files, l.c.base.string(), options.overrides);
   return s;
 }
 

@@ -15,9 +15,11 @@
 #include "models/device_model.hpp"
 #include "models/fill_experiment.hpp"
 #include "models/gpu_catalog.hpp"
+#include "models/plugin_registry.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/simulation.hpp"
 #include "sim/world.hpp"
+#include "tools/loaders/file_source.hpp"
 
 namespace capsim {
 
@@ -31,14 +33,16 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string path;
-  std::string sha256;  // of the file's bytes plus the overrides
+  // scenario_digest(): of every file the load read (the scenario, what it extends, traces,
+  // manifests, catalogs, device and Kueue configs) and the overrides.
+  std::string sha256;
   std::uint64_t seed = 1;
   std::unique_ptr<World> world;
   GpuCatalog catalog;
   RunConfig sim;  // the `simulation:` section, the seed and the energy price
   std::string default_profile = "default-scheduler";
-  std::optional<YamlNode> scheduler_globals;  // KubeSchedulerConfiguration-level knobs
-  std::vector<YamlNode> profiles;             // profiles defined in the scenario
+  // The scenario's profiles, then the built-in ones, checked at load (models/plugin_registry.hpp).
+  ProfileSet profiles;
   std::vector<std::string> warnings;
   std::string overrides_text;
   // Set for a fill experiment (`experiment: {kind: fill}`): the workload was rewritten for it,
@@ -51,9 +55,14 @@ struct Scenario {
   SimDuration mig_reconfiguration_interval = kMinute;
 };
 
+// Reads every file through `files`; the first form reads the file system.
 Scenario load_scenario(const std::string& path, const LoadOptions& options);
+Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files);
 
-// The scenario's profiles' names followed by the built-in ones (duplicates dropped).
-std::vector<std::string> profile_names(const Scenario& s);
+// SHA-256 of the files' read_log (paths relative to `root`, sizes, each file's SHA-256, in read
+// order) followed by one "--set KEY=VALUE" line per override: two loads get one digest exactly
+// when they read the same bytes under the same relative names with the same overrides.
+std::string scenario_digest(const FileSource& files, const std::string& root,
+                            const std::vector<std::string>& overrides);
 
 }  // namespace capsim

@@ -265,8 +265,9 @@ const std::vector<std::string>& capsim_trace_columns() {
   return k;
 }
 
-std::size_t load_capsim_trace(const std::string& path, WorldBuilder& b, const TraceOptions& opt) {
-  return load_rows(CsvFile::read_file(path, kTraceCsv), b, opt);
+std::size_t load_capsim_trace(FileSource& files, const std::string& path, WorldBuilder& b,
+                              const TraceOptions& opt) {
+  return load_rows(files.csv(path, kTraceCsv), b, opt);
 }
 
 std::size_t load_capsim_trace_text(const std::string& text, const std::string& name,

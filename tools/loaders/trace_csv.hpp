@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/time.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -35,7 +36,8 @@ const std::vector<std::string>& capsim_trace_columns();
 
 // Reads a capsim trace file and adds one pod per row; returns the number of pods added. A
 // missing file is InputErrorKind::kMissing.
-std::size_t load_capsim_trace(const std::string& path, WorldBuilder& b, const TraceOptions& opt);
+std::size_t load_capsim_trace(FileSource& files, const std::string& path, WorldBuilder& b,
+                              const TraceOptions& opt);
 
 // The same, for text already in memory (tests, stdin); `name` is used in messages.
 std::size_t load_capsim_trace_text(const std::string& text, const std::string& name,
