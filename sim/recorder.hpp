@@ -18,7 +18,7 @@ namespace capsim {
 struct RunInfo {
   std::string scenario;  // scenario name
   std::string scenario_path;
-  std::string scenario_sha256;  // of the scenario file's bytes (and --set overrides)
+  std::string scenario_sha256;  // of every input file read (path, size, bytes) and --set overrides
   std::uint64_t seed = 0;
   std::string profile;  // scheduler profile used
   std::string capsim_version;
