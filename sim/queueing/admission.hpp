@@ -2,8 +2,8 @@
 // semantics in kueue_admission.hpp). The Simulation tells the layer what happens to pods and asks
 // it to run admission cycles; the layer answers through AdmissionHost: hand a pod to the
 // scheduler, take pods back, record why a workload waits, wake me at time t. A run without Kueue
-// objects has the layer `none()`, which manages no pod, so nothing else here runs. Times come from the host (the
-// engine's clock); the layer never reads a clock of its own. Single-threaded.
+// objects has the layer `none()`, which manages no pod, so nothing else here runs. Times come from
+// the host (the engine's clock); the layer never reads a clock of its own. Single-threaded.
 #pragma once
 
 #include <cstdint>

@@ -104,8 +104,8 @@ void compare_part(const GoldenCase& c, const char* part, const std::string& got)
   const fs::path actual = fs::path("golden-actual") / (std::string(c.name) + "." + part);
   write_file(actual, got);
   FAIL_CHECK(c.name << "." << part << " differs from its golden file at "
-                    << first_difference(got, want) << "\n  (whole run: "
-                    << fs::absolute(actual).string() << ")");
+                    << first_difference(got, want)
+                    << "\n  (whole run: " << fs::absolute(actual).string() << ")");
 }
 
 }  // namespace
@@ -131,9 +131,7 @@ TEST_SUITE("scenario") {
 
   TEST_CASE("the golden comparison fails on a changed line and names it") {
     CHECK(first_difference("a\nb\nc\n", "a\nb\nc\n").empty());
-    CHECK(first_difference("a\nB\nc\n", "a\nb\nc\n") ==
-          "line 2:\n  expected: b\n  actual:   B");
-    CHECK(first_difference("a\n", "a\nb\n") ==
-          "line 2:\n  expected: b\n  actual:   <end of file>");
+    CHECK(first_difference("a\nB\nc\n", "a\nb\nc\n") == "line 2:\n  expected: b\n  actual:   B");
+    CHECK(first_difference("a\n", "a\nb\n") == "line 2:\n  expected: b\n  actual:   <end of file>");
   }
 }

@@ -4,10 +4,10 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "reports/catalog_text.hpp"
 #include "models/gpu_catalog.hpp"
 #include "models/mig_layout.hpp"
 #include "models/yaml_reader.hpp"
+#include "reports/catalog_text.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/commands.hpp"
 
