@@ -8,6 +8,14 @@ bool is_computing(const PodState& s) {
   return s.phase == PodPhase::kRunning;
 }
 
+namespace {
+// Whether `s` holds a replica of unit `unit` (a GPU share held through the unit does not count).
+bool holds_replica(const PodState& s, std::uint16_t unit) {
+  return std::any_of(s.holdings.begin(), s.holdings.end(),
+                     [&](const Holding& h) { return h.unit == unit && !h.pooled(); });
+}
+}  // namespace
+
 double SharingDeviceModel::speed_factor(double util, double capacity, double sm_fraction,
                                         double time_share) {
   if (util <= 0) return 1.0;
@@ -37,9 +45,7 @@ SharingDeviceModel::Access SharingDeviceModel::access(const Cluster& c, const No
       for (PodId p : node.pods) {
         const PodState& s = c.pod(p);
         if (!is_computing(s)) continue;
-        if (std::find(s.units.begin(), s.units.end(), static_cast<std::uint16_t>(unit)) ==
-            s.units.end())
-          continue;
+        if (!holds_replica(s, static_cast<std::uint16_t>(unit))) continue;
         sum_util += c.spec(p).gpu_util;
         ++k;
       }
@@ -52,10 +58,10 @@ SharingDeviceModel::Access SharingDeviceModel::access(const Cluster& c, const No
 }
 
 double SharingDeviceModel::factor(const Cluster& c, const NodeInfo& node, PodId pod,
-                                  std::int32_t unit) const {
+                                  const Holding& h) const {
   const PodSpec& s = c.spec(pod);
-  if (unit < 0) return speed_factor(s.gpu_util, s.gpu_milli / 1000.0, s.gpu_sm_fraction);
-  const Access a = access(c, node, unit);
+  if (h.pooled()) return speed_factor(s.gpu_util, h.milli / 1000.0, s.gpu_sm_fraction);
+  const Access a = access(c, node, h.unit);
   return speed_factor(s.gpu_util, a.capacity, s.gpu_sm_fraction, a.time_share);
 }
 
@@ -66,18 +72,20 @@ double SharingDeviceModel::gpu_busy(const Cluster& c, const NodeInfo& node,
     const PodState& st = c.pod(p);
     if (!is_computing(st)) continue;
     const PodSpec& s = c.spec(p);
-    if (st.units.empty()) {
-      if (!st.gpus.empty() && st.gpus.front() == gpu) busy += s.gpu_util * factor(c, node, p, -1);
-      continue;
-    }
     std::vector<std::uint16_t> seen;
-    for (std::uint16_t ui : st.units) {
+    for (const Holding& h : st.holdings) {
+      const std::uint16_t ui = h.unit;
       const DeviceUnit& u = node.units[ui];
-      if (u.gpu != gpu || std::find(seen.begin(), seen.end(), ui) != seen.end()) continue;
+      if (u.gpu != gpu) continue;
+      if (h.pooled()) {  // a GPU share: busy for the work it gets done on its part
+        busy += s.gpu_util * factor(c, node, p, h);
+        continue;
+      }
+      if (std::find(seen.begin(), seen.end(), ui) != seen.end()) continue;
       seen.push_back(ui);
       // The GPU is busy for the work the pod gets done, u x R of a whole GPU's time; a MIG
       // instance occupies only its share of the GPU while busy.
-      const double r = factor(c, node, p, ui);
+      const double r = factor(c, node, p, h);
       const double scale = u.instance >= 0 && u.capacity > 0 ? u.alloc_weight / u.capacity : 1.0;
       busy += s.gpu_util * r * scale;
     }
@@ -89,14 +97,15 @@ bool SharingDeviceModel::out_of_memory(const Cluster& c, PodId pod) const {
   const PodState& st = c.pod(pod);
   if (st.node == kNoNode) return false;
   const NodeInfo& node = c.node(st.node);
-  if (st.units.empty()) {  // a GPU share: its part of the GPU's memory
-    const GpuModelInfo* m = c.gpu_model(node);
-    const PodSpec& s = c.spec(pod);
-    return m != nullptr && c.pod_memory(pod, nullptr) > m->memory_bytes / 1000 * s.gpu_milli;
-  }
-  for (std::uint16_t ui : st.units) {
+  for (const Holding& h : st.holdings) {
+    const std::uint16_t ui = h.unit;
     const DeviceUnit& u = node.units[ui];
-    const std::int64_t mine = c.pod_memory(pod, &u);
+    const std::int64_t mine = c.pod_memory(pod, node, h);
+    if (h.pooled()) {  // a GPU share: its part of the GPU's memory
+      const GpuModelInfo* m = c.gpu_model(node);
+      if (m != nullptr && mine > m->memory_bytes / 1000 * h.milli) return true;
+      continue;
+    }
     if (u.mode != ShareMode::kTimeSliced && !u.dra) {
       if (mine > u.memory_limit) return true;
       continue;
@@ -107,8 +116,7 @@ bool SharingDeviceModel::out_of_memory(const Cluster& c, PodId pod) const {
       if (p == pod) continue;
       const PodState& o = c.pod(p);
       if (!is_computing(o) || !o.memory_peaked) continue;
-      if (std::find(o.units.begin(), o.units.end(), ui) != o.units.end())
-        total += c.pod_memory(p, &u);
+      if (holds_replica(o, ui)) total += c.pod_memory(p, node, Holding{ui, 0, 0});
     }
     if (total > u.memory) return true;
   }

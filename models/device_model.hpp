@@ -39,7 +39,7 @@ class SharingDeviceModel final : public DeviceModel {
  public:
   explicit SharingDeviceModel(DeviceModelParams p = {}) : p_(p) {}
   double factor(const Cluster& c, const NodeInfo& node, PodId pod,
-                std::int32_t unit) const override;
+                const Holding& holding) const override;
   double gpu_busy(const Cluster& c, const NodeInfo& node, std::uint16_t gpu) const override;
   bool out_of_memory(const Cluster& c, PodId pod) const override;
   SimDuration memory_ramp() const override { return p_.memory_ramp; }

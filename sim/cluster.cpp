@@ -276,14 +276,42 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   });
 }
 
-std::int64_t Cluster::pod_memory(PodId pod, const DeviceUnit* unit) const {
+std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const {
   const PodSpec& s = world_->pods[pod];
   if (s.gpu_memory_used > 0) return s.gpu_memory_used;
-  if (unit != nullptr) return unit->memory_limit;
-  const PodState& ps = pods_[pod];
-  if (ps.node == kNoNode) return 0;
-  const GpuModelInfo* m = gpu_model(nodes_[ps.node]);
-  return m ? m->memory_bytes / 1000 * s.gpu_milli : 0;
+  if (!h.pooled()) return node.units[h.unit].memory_limit;
+  const GpuModelInfo* m = gpu_model(node);
+  return m ? m->memory_bytes / 1000 * h.milli : 0;
+}
+
+Holding replica_of(const NodeInfo& n, std::uint16_t unit) {
+  const DeviceUnit& u = n.units.at(unit);
+  return Holding{unit, 0, u.alloc_weight / std::max<std::uint16_t>(1, u.replicas)};
+}
+
+std::optional<Holding> share_of(const NodeInfo& n, std::uint16_t gpu, std::int32_t milli) {
+  for (std::size_t i = 0; i < n.units.size(); ++i) {
+    const DeviceUnit& u = n.units[i];
+    if (u.alive() && u.gpu == gpu && u.instance < 0) {
+      return Holding{static_cast<std::uint16_t>(i), milli, milli / 1000.0};
+    }
+  }
+  return std::nullopt;
+}
+
+double gpu_fraction(std::span<const Holding> holdings) {
+  double share = 0;
+  for (const Holding& h : holdings)
+    share += h.share;
+  return share;
+}
+
+std::vector<std::uint16_t> units_of(std::span<const Holding> holdings) {
+  std::vector<std::uint16_t> units;
+  units.reserve(holdings.size());
+  for (const Holding& h : holdings)
+    units.push_back(h.unit);
+  return units;
 }
 
 void Cluster::set_gpu_busy(NodeId node, std::uint16_t gpu, double busy) {
@@ -326,6 +354,23 @@ void Cluster::hold_unit(NodeInfo& n, std::uint16_t ui, int sign) {
   }
   account_mig(n, u.gpu, +1);
   refresh_gpu(n, u.gpu);
+}
+
+void Cluster::hold_share(NodeInfo& n, std::uint16_t gpu, std::int32_t milli, int sign) {
+  GpuDeviceState& d = n.gpus.at(gpu);
+  if (sign > 0) {
+    if (d.milli_used == 0) --n.free_whole_gpus;
+    d.milli_used += milli;
+    ++d.holders;
+    CAPSIM_CHECK(
+        d.milli_used <= 1000 && !d.layout.mig_enabled,
+        fmt::format("node {} GPU {} would be {} milli allocated", n.spec->name, gpu, d.milli_used));
+  } else {
+    d.milli_used -= milli;
+    --d.holders;
+    if (d.milli_used == 0) ++n.free_whole_gpus;
+  }
+  refresh_gpu(n, gpu);
 }
 
 std::uint16_t Cluster::add_unit(NodeInfo& n, const DeviceUnit& u) {
@@ -468,8 +513,8 @@ void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
   ++n.generation;
 }
 
-void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
-                   std::int32_t share_gpu, std::span<const ClaimAllocation> claims) {
+void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
+                   std::span<const ClaimAllocation> claims) {
   PodState& ps = pods_[pod];
   const PodSpec& s = world_->pods[pod];
   CAPSIM_CHECK(ps.node == kNoNode, fmt::format("pod {} is bound twice", s.name));
@@ -480,7 +525,7 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
   n.add_requests(s);
   n.pods.push_back(pod);
   ps.node = node;
-  ps.units.assign(units.begin(), units.end());
+  ps.holdings.assign(holdings.begin(), holdings.end());
   ps.gpus.clear();
   ps.claims.clear();
   ps.claim_units = 0;
@@ -488,26 +533,22 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
     if (std::find(ps.gpus.begin(), ps.gpus.end(), g) == ps.gpus.end()) ps.gpus.push_back(g);
   };
   double mem_used = 0;
-  for (std::uint16_t ui : units) {
-    CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive() && !n.units[ui].dra,
+  for (const Holding& h : holdings) {
+    const std::uint16_t ui = h.unit;
+    CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive(),
                  fmt::format("pod {} was given a device unit that does not exist", s.name));
-    hold_unit(n, ui, +1);
+    if (h.pooled()) {
+      CAPSIM_CHECK(holdings.size() == 1 && is_share_pod(s) && h.milli == s.gpu_milli &&
+                       n.units[ui].instance < 0,
+                   fmt::format("pod {} holds part of a GPU but is not a GPU-share pod", s.name));
+      hold_share(n, n.units[ui].gpu, h.milli, +1);
+    } else {
+      CAPSIM_CHECK(!n.units[ui].dra,
+                   fmt::format("pod {} was given a DRA device without a claim", s.name));
+      hold_unit(n, ui, +1);
+    }
     note_gpu(n.units[ui].gpu);
-    mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
-  }
-  if (share_gpu >= 0) {
-    CAPSIM_CHECK(units.empty() && is_share_pod(s), "only GPU-share pods hold part of a GPU");
-    const auto g = static_cast<std::uint16_t>(share_gpu);
-    GpuDeviceState& d = n.gpus.at(g);
-    if (d.milli_used == 0) --n.free_whole_gpus;
-    d.milli_used += s.gpu_milli;
-    ++d.holders;
-    CAPSIM_CHECK(
-        d.milli_used <= 1000 && !d.layout.mig_enabled,
-        fmt::format("node {} GPU {} would be {} milli allocated", n.spec->name, g, d.milli_used));
-    refresh_gpu(n, g);
-    note_gpu(g);
-    mem_used += static_cast<double>(pod_memory(pod, nullptr));
+    mem_used += static_cast<double>(pod_memory(pod, n, h));
   }
   // DRA: a shared claim is allocated by its first consumer and joined by the others; a claim made
   // from a template is the pod's own.
@@ -539,10 +580,10 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
       hold_claim(n, a, +1);
     }
     for (std::uint16_t ui : a.units) {
-      ps.units.push_back(ui);
+      ps.holdings.push_back(replica_of(n, ui));
       ++ps.claim_units;
       note_gpu(n.units[ui].gpu);
-      mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
+      mem_used += static_cast<double>(pod_memory(pod, n, ps.holdings.back()));
     }
     details.push_back(fmt::format("{}: {}", ref.name, a.detail.empty() ? "-" : a.detail));
     ps.claims.push_back(std::move(a));
@@ -569,20 +610,16 @@ void Cluster::unbind(PodId pod) {
   CAPSIM_CHECK(ps.node != kNoNode, fmt::format("pod {} is released but holds no node", s.name));
   NodeInfo& n = nodes_[ps.node];
   double mem_used = 0;
-  const std::size_t plugin_units = ps.units.size() - ps.claim_units;
-  for (std::size_t k = 0; k < ps.units.size(); ++k) {
-    const std::uint16_t ui = ps.units[k];
-    mem_used += static_cast<double>(pod_memory(pod, &n.units[ui]));
-    if (k < plugin_units) hold_unit(n, ui, -1);
-  }
-  if (plugin_units == 0 && is_share_pod(s) && !ps.gpus.empty()) {  // a GPU-share pod
-    mem_used += static_cast<double>(pod_memory(pod, nullptr));
-    const std::uint16_t g = ps.gpus.front();
-    GpuDeviceState& d = n.gpus[g];
-    d.milli_used -= s.gpu_milli;
-    --d.holders;
-    if (d.milli_used == 0) ++n.free_whole_gpus;
-    refresh_gpu(n, g);
+  const std::size_t plugin_units = ps.holdings.size() - ps.claim_units;
+  for (std::size_t k = 0; k < ps.holdings.size(); ++k) {
+    const Holding& h = ps.holdings[k];
+    mem_used += static_cast<double>(pod_memory(pod, n, h));
+    if (k >= plugin_units) continue;  // the claim's: released with the claim below
+    if (h.pooled()) {
+      hold_share(n, n.units[h.unit].gpu, h.milli, -1);
+    } else {
+      hold_unit(n, h.unit, -1);
+    }
   }
   // DRA: leave every claim; the last consumer of a shared claim deallocates it.
   for (std::size_t i = 0; i < ps.claims.size(); ++i) {
@@ -609,7 +646,7 @@ void Cluster::unbind(PodId pod) {
   ps.last_gpus = ps.gpus;
   ps.node = kNoNode;
   ps.gpus.clear();
-  ps.units.clear();
+  ps.holdings.clear();
   ps.claims.clear();
   ps.claim_units = 0;
   totals_.gpu_memory_used_mib -= mem_used / kMiB;
@@ -696,20 +733,32 @@ void Cluster::check_invariants() const {
       std::int32_t want_units = 0;
       for (const auto& [r, c] : s.device_requests)
         want_units += c;
-      const std::size_t plugin_units = ps.units.size() - ps.claim_units;
-      CAPSIM_CHECK(static_cast<std::int32_t>(plugin_units) == want_units,
+      const std::size_t plugin_units = ps.holdings.size() - ps.claim_units;
+      std::int32_t pooled = 0;
+      for (std::size_t k = 0; k < plugin_units; ++k)
+        pooled += ps.holdings[k].pooled() ? 1 : 0;
+      CAPSIM_CHECK(pooled == (is_share_pod(s) ? 1 : 0),
+                   fmt::format("pod {} holds {} GPU shares but asked for {}", s.name, pooled,
+                               is_share_pod(s) ? 1 : 0));
+      CAPSIM_CHECK(static_cast<std::int32_t>(plugin_units) - pooled == want_units,
                    fmt::format("pod {} holds {} device units but asked for {}", s.name,
-                               plugin_units, want_units));
+                               static_cast<std::int32_t>(plugin_units) - pooled, want_units));
       std::size_t claim_units = 0;
       for (const ClaimAllocation& a : ps.claims)
         claim_units += a.units.size();
       CAPSIM_CHECK(claim_units == ps.claim_units && ps.claims.size() == s.claims.size(),
                    fmt::format("pod {} holds {} units for its {} claim(s), recorded {}", s.name,
                                claim_units, ps.claims.size(), ps.claim_units));
-      for (std::size_t k = 0; k < ps.units.size(); ++k) {
-        const std::uint16_t ui = ps.units[k];
+      for (std::size_t k = 0; k < ps.holdings.size(); ++k) {
+        const Holding& h = ps.holdings[k];
+        const std::uint16_t ui = h.unit;
         CAPSIM_CHECK(ui < n.units.size() && n.units[ui].alive(),
                      fmt::format("pod {} holds a retired device unit", s.name));
+        if (h.pooled()) {  // part of the GPU's share pool, not a replica of the unit
+          milli[n.units[ui].gpu] += h.milli;
+          holders[n.units[ui].gpu]++;
+          continue;
+        }
         CAPSIM_CHECK(
             n.units[ui].dra == (k >= plugin_units),
             fmt::format("pod {} holds a DRA unit without a claim, or the reverse", s.name));
@@ -734,16 +783,16 @@ void Cluster::check_invariants() const {
       }
       for (const auto& [r, c] : s.device_requests) {
         std::int32_t got = 0;
-        for (std::size_t k = 0; k < plugin_units; ++k)
-          got += n.units[ps.units[k]].resource == r ? 1 : 0;
+        for (std::size_t k = 0; k < plugin_units; ++k) {
+          const Holding& h = ps.holdings[k];
+          got += !h.pooled() && n.units[h.unit].resource == r ? 1 : 0;
+        }
         CAPSIM_CHECK(got == c, fmt::format("pod {} holds {} units of {} but asked for {}", s.name,
                                            got, world_->resources.name(r), c));
       }
       if (is_share_pod(s)) {
         CAPSIM_CHECK(ps.gpus.size() == 1,
                      fmt::format("GPU-share pod {} must hold one GPU", s.name));
-        milli[ps.gpus.front()] += s.gpu_milli;
-        holders[ps.gpus.front()]++;
       }
     }
     for (ResourceId r = 0; r < world_->resources.size(); ++r) {
@@ -851,23 +900,24 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
   } else {
     n.remove_requests(spec);
   }
-  const std::size_t plugin_units = state.units.size() - state.claim_units;
+  const std::size_t plugin_units = state.holdings.size() - state.claim_units;
   for (std::size_t k = 0; k < plugin_units; ++k) {
-    DeviceUnit& u = n.units[state.units[k]];
+    const Holding& h = state.holdings[k];
+    DeviceUnit& u = n.units[h.unit];
     GpuDeviceState& g = n.gpus[u.gpu];
+    if (h.pooled()) {
+      const bool was_free = g.holders == 0;
+      g.milli_used += sign * h.milli;
+      g.holders = static_cast<std::uint16_t>(g.holders + sign);
+      const bool now_free = g.holders == 0;
+      n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
+      continue;
+    }
     const bool was_free = !g.layout.mig_enabled && g.holders == 0;
     u.used = static_cast<std::uint16_t>(u.used + sign);
     g.holders = static_cast<std::uint16_t>(g.holders + sign);
     if (u.mode == ShareMode::kExclusive && u.instance < 0) g.milli_used += sign * 1000;
     const bool now_free = !g.layout.mig_enabled && g.holders == 0;
-    n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
-  }
-  if (plugin_units == 0 && !state.gpus.empty() && is_share_pod(spec)) {
-    GpuDeviceState& g = n.gpus[state.gpus.front()];
-    const bool was_free = g.holders == 0;
-    g.milli_used += sign * spec.gpu_milli;
-    g.holders = static_cast<std::uint16_t>(g.holders + sign);
-    const bool now_free = g.holders == 0;
     n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
   }
   // The DRA view of the pod's own claims (what the DynamicResources filter reads).

@@ -5,13 +5,15 @@
 //
 // Devices: a node's GPUs are offered as DeviceUnits (a whole GPU, a MIG instance; with replicas
 // under time-slicing or MPS), rebuilt from the node's DeviceConfig and each GPU's current MIG
-// layout. Pods asking for device resources (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...) hold
-// units; GPU-share pods (gpu_milli) hold a part of one whole GPU instead. A node's allocatable
-// for device resources is the sum of its live units' replicas, so it changes with the layout.
+// layout. What a pod holds is a list of Holdings (sim/device.hpp): pods asking for device
+// resources (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...) hold replicas of units; GPU-share pods
+// (gpu_milli) hold part of one GPU's share pool. A node's allocatable for device resources is the
+// sum of its live units' replicas, so it changes with the layout.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,15 +123,15 @@ class Cluster {
   // Called when the World's pod table grew (a Job created pods).
   void sync_pod_table();
 
-  // Places `pod` on `node`. `units` are the device units it takes (a unit may repeat for a pod
-  // holding two replicas of one device); a GPU-share pod passes no units and its GPU in
-  // `share_gpu`. `claims` (one per PodSpec::claims entry, for pods with resource claims) are
+  // Places `pod` on `node`. `holdings` are what it takes (made by replica_of and share_of; a unit
+  // may repeat for a pod holding two replicas of one device). `claims` (one per
+  // PodSpec::claims entry, for pods with resource claims) are
   // the DRA devices chosen for its claims, or `reuse` for a shared claim already allocated on
   // this node: the claims take the devices (a MIG partition of a partitionable GPU is created
   // now), and the pod computes on their GPUs. Precondition: the pod holds nothing and the node
   // has room (violations throw).
-  void bind(PodId pod, NodeId node, std::span<const std::uint16_t> units,
-            std::int32_t share_gpu = -1, std::span<const ClaimAllocation> claims = {});
+  void bind(PodId pod, NodeId node, std::span<const Holding> holdings,
+            std::span<const ClaimAllocation> claims = {});
   // Releases everything `pod` holds on its node; a claim it was the last consumer of is
   // deallocated (a MIG partition created for it is destroyed).
   void unbind(PodId pod);
@@ -139,9 +141,9 @@ class Cluster {
     return shared_claims_.at(claim);
   }
 
-  // The GPU memory (bytes) a pod uses on one unit it holds (or on its share): its stated use,
-  // else what it was given (the unit's per-holder limit, or its share of the GPU).
-  std::int64_t pod_memory(PodId pod, const DeviceUnit* unit) const;
+  // The GPU memory (bytes) a pod uses through one of its holdings on `node`: its stated use,
+  // else what it was given (the unit's per-holder limit, or its share of the GPU's memory).
+  std::int64_t pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const;
   // Sets a GPU's busy fraction (the device model computes it); updates the power total.
   void set_gpu_busy(NodeId node, std::uint16_t gpu, double busy);
 
@@ -164,6 +166,8 @@ class Cluster {
   void account_mig(const NodeInfo& n, std::uint16_t gpu, int sign);
   // Marks a unit taken (+1) or given back (-1) by one holder, with the GPU's occupancy.
   void hold_unit(NodeInfo& n, std::uint16_t unit, int sign);
+  // Takes (+1) or gives back (-1) `milli` of a GPU's share pool.
+  void hold_share(NodeInfo& n, std::uint16_t gpu, std::int32_t milli, int sign);
   // Takes (+1, filling a.units) or gives back (-1) a claim's devices on a node.
   void hold_claim(NodeInfo& n, ClaimAllocation& a, int sign);
   // The unit that stands for DRA device `device` of the node, creating its MIG instance first
@@ -205,5 +209,15 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
 inline bool is_share_pod(const PodSpec& p) {
   return p.gpu_milli > 0 && p.gpu_milli < 1000;
 }
+
+// One replica of unit `unit` of `n`, with the share of its GPU that stands for.
+Holding replica_of(const NodeInfo& n, std::uint16_t unit);
+// `milli` of GPU `gpu`'s share pool, held through the GPU's whole-GPU unit; none when the GPU
+// has no such unit (MIG-enabled or being re-laid out).
+std::optional<Holding> share_of(const NodeInfo& n, std::uint16_t gpu, std::int32_t milli);
+// How much GPU the holdings stand for, in physical GPUs: the sum of their shares.
+double gpu_fraction(std::span<const Holding> holdings);
+// The units of the holdings, in order (for tests and reports).
+std::vector<std::uint16_t> units_of(std::span<const Holding> holdings);
 
 }  // namespace capsim

@@ -21,10 +21,11 @@ struct Holder {
 };
 }  // namespace
 
-double DeviceCharge::charged_fraction(const PodSpec& pod, const NodeInfo& node,
-                                      const DeviceUnit* unit, std::uint16_t gpu,
-                                      const GpuModelInfo* model) const {
-  if (unit == nullptr) return pod.gpu_milli > 0 ? pod.gpu_milli / 1000.0 : 1.0;
+double DeviceCharge::charged_fraction(const PodSpec& /*pod*/, const NodeInfo& node,
+                                      const Holding& h, const GpuModelInfo* model) const {
+  if (h.pooled()) return h.share;  // a GPU share: milli / 1000
+  const DeviceUnit* unit = &node.units.at(h.unit);
+  const std::uint16_t gpu = unit->gpu;
   double device = 1.0;  // the whole GPU
   if (unit->instance >= 0 && model != nullptr && model->mig_memory_slots > 0 &&
       model->mig_compute_slots > 0) {
@@ -126,20 +127,10 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     const PodSpec& ps = w.pods[p];
     const PodState& st = cluster_->pod(p);
     const std::uint32_t q = queue_index(ps.queue);
-    for (std::uint16_t ui : st.units) {
-      const DeviceUnit& u = n.units.at(ui);
-      const double charged =
-          std::clamp(charge_->charged_fraction(ps, n, &u, u.gpu, model), 0.0, 1.0);
-      holders[u.gpu].push_back(Holder{q, charged, ps.gpu_util * charged});
-      c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, &u)) / kMiB;
-    }
-    if (st.units.empty() && is_share_pod(ps)) {
-      for (std::uint16_t g : st.gpus) {
-        const double charged =
-            std::clamp(charge_->charged_fraction(ps, n, nullptr, g, model), 0.0, 1.0);
-        holders[g].push_back(Holder{q, charged, ps.gpu_util * charged});
-        c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, nullptr)) / kMiB;
-      }
+    for (const Holding& h : st.holdings) {
+      const double charged = std::clamp(charge_->charged_fraction(ps, n, h, model), 0.0, 1.0);
+      holders[n.units.at(h.unit).gpu].push_back(Holder{q, charged, ps.gpu_util * charged});
+      c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, n, h)) / kMiB;
     }
   }
   // Devices shared as MIG instances or replicas: advertised and held.

@@ -33,10 +33,11 @@ struct EnergyPricing {
 class DeviceCharge {
  public:
   virtual ~DeviceCharge() = default;
-  // Fraction (0..1) of GPU `gpu` on `node` that `pod` is charged for through one holding:
-  // `unit` (an index into node.units) or, for a GPU-share pod, nullptr.
-  virtual double charged_fraction(const PodSpec& pod, const NodeInfo& node, const DeviceUnit* unit,
-                                  std::uint16_t gpu, const GpuModelInfo* model) const;
+  // Fraction (0..1) of the GPU of holding `h` on `node` that `pod` is charged for through it.
+  // The standard charge is the holding's share, except a MIG instance, which pays for the larger
+  // of its memory and compute parts of the GPU.
+  virtual double charged_fraction(const PodSpec& pod, const NodeInfo& node, const Holding& h,
+                                  const GpuModelInfo* model) const;
   // Fraction (0..1) of GPU `gpu` that is not allocated but cannot be used. Charged to the
   // stranded bucket instead of idle.
   virtual double stranded_fraction(const NodeInfo& node, std::uint16_t gpu,

@@ -96,4 +96,18 @@ struct DeviceUnit {
   bool alive() const { return replicas > 0; }
 };
 
+// What a pod holds of one device unit: one of the unit's replicas, or, for a GPU-share pod, part
+// of the share pool of the unit's GPU (its whole-GPU unit stands for the pool: `milli` of 1000).
+// `share` is the part of the physical GPU the holding stands for: a whole GPU 1, a MIG instance
+// its compute slices / 7, a time-slice or MPS replica 1/replicas of its device, a GPU share
+// milli/1000, a DRA device as its unit. It is the one answer to "how much GPU does this pod hold"
+// (lost GPU time, allocation); cost charges a holding through a DeviceCharge policy instead.
+struct Holding {
+  std::uint16_t unit = 0;  // index into NodeInfo::units
+  std::int32_t milli = 0;  // > 0: milli of the GPU's share pool, not one of the unit's replicas
+  double share = 0;        // of the physical GPU, 0..1
+  bool pooled() const { return milli > 0; }
+  bool operator==(const Holding&) const = default;
+};
+
 }  // namespace capsim

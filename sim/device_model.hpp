@@ -14,10 +14,10 @@ class DeviceModel {
  public:
   virtual ~DeviceModel() = default;
   // The speed factor (0..1, relative to the pod alone on a whole GPU of the node's model) of
-  // `pod` on device unit `unit` of `node` (or on its GPU share when `unit` < 0), given the
+  // `pod` through one of its holdings on `node` (a unit replica or a GPU share), given the
   // other pods computing on the same device.
   virtual double factor(const Cluster& c, const NodeInfo& node, PodId pod,
-                        std::int32_t unit) const = 0;
+                        const Holding& holding) const = 0;
   // The busy fraction (0..1) of physical GPU `gpu` of `node`.
   virtual double gpu_busy(const Cluster& c, const NodeInfo& node, std::uint16_t gpu) const = 0;
   // Whether `pod`, reaching its peak memory now, no longer fits its devices' memory.

@@ -116,10 +116,11 @@ struct PodState {
   // Where it ran last, kept after it is released (the report's pod.node and pod.devices).
   NodeId last_node = kNoNode;
   std::vector<std::uint16_t> last_gpus;
-  std::vector<std::uint16_t> units;  // device units it holds on `node` (may repeat)
+  // What it holds on `node`: device units (one may repeat) or a part of a GPU's share pool.
+  std::vector<Holding> holdings;
   // DRA: while bound, the allocation of each claim (PodSpec::claims order; a shared claim's is a
-  // copy of the Cluster's). Their GPU units are the last `claim_units` entries of `units`, held
-  // by the claims rather than counted per pod.
+  // copy of the Cluster's). Their GPU units are the last `claim_units` entries of `holdings`,
+  // held by the claims rather than counted per pod.
   std::vector<ClaimAllocation> claims;
   std::uint16_t claim_units = 0;
   std::string claim_devices;                 // the last allocation, for reports: "gpu: gpu-3 (gpu)"

@@ -86,21 +86,16 @@ double Simulation::pod_rate(PodId pod, NodeId node) const {
 }
 
 double Simulation::own_rate(PodId pod, NodeId node) const {
-  const PodSpec& s = cluster_.spec(pod);
   const PodState& st = cluster_.pod(pod);
   const NodeSpec& n = world_->nodes[node];
   if (st.phase != PodPhase::kRunning) return 0.0;
-  if ((st.units.empty() && !is_share_pod(s)) || n.gpu_model == kNoGpuModel) return 1.0;
+  if (st.holdings.empty() || n.gpu_model == kNoGpuModel) return 1.0;
   const double speed = world_->gpu_models[n.gpu_model].relative_speed;
   // A multi-device pod moves at the pace of its slowest device.
   const NodeInfo& info = cluster_.node(node);
   double f = 1.0;
-  if (st.units.empty()) {
-    f = models_.devices.factor(cluster_, info, pod, -1);
-  } else {
-    for (std::uint16_t u : st.units)
-      f = std::min(f, models_.devices.factor(cluster_, info, pod, u));
-  }
+  for (const Holding& h : st.holdings)
+    f = std::min(f, models_.devices.factor(cluster_, info, pod, h));
   return speed * f;
 }
 
@@ -368,7 +363,7 @@ void Simulation::on_schedule_cycle(const Event&) {
 
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   integrate();
-  cluster_.bind(pod, placement.node, placement.units, placement.share_gpu, placement.claims);
+  cluster_.bind(pod, placement.node, placement.holdings, placement.claims);
   ledger_.node_changed(placement.node);
   PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
@@ -384,8 +379,13 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.rate = -1;
   std::string devices;
   const NodeInfo& n = cluster_.node(placement.node);
-  for (std::size_t i = 0; i < s.units.size(); ++i) {
-    const DeviceUnit& u = n.units[s.units[i]];
+  for (std::size_t i = 0; i < s.holdings.size(); ++i) {
+    const Holding& h = s.holdings[i];
+    const DeviceUnit& u = n.units[h.unit];
+    if (h.pooled()) {
+      devices += fmt::format("{}gpu{}({}m)", i ? "," : "", u.gpu, h.milli);
+      continue;
+    }
     if (u.instance >= 0) {
       const MigInstance& inst =
           n.gpus[u.gpu].layout.instances[static_cast<std::size_t>(u.instance)];
@@ -398,8 +398,6 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     if (u.mode != ShareMode::kExclusive)
       devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
   }
-  if (placement.share_gpu >= 0)
-    devices = fmt::format("gpu{}({}m)", placement.share_gpu, spec.gpu_milli);
   if (!spec.claims.empty()) {
     // DRA: which devices each claim holds, e.g. "gpu0 [claims gpu: gpu-0 (gpu)]".
     devices += fmt::format("{}[claims {}]", devices.empty() ? "" : " ", s.claim_devices);
@@ -502,7 +500,7 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   lifecycle_.terminate(victim);
   const SimTime now = engine_.now();
   if (was_running) {
-    s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_share(victim);
+    s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_fraction(s.holdings);
   }
   record(kind, victim, s.node, detail);
   reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up
@@ -553,20 +551,6 @@ void Simulation::on_terminated(const Event& e) {
   cluster_event(fw::kEvAssignedPodDeleted);
 }
 
-double Simulation::gpu_share(PodId pod) const {
-  // The GPUs a pod occupies, for lost-GPU-time accounting: whole GPUs count 1, a MIG instance its
-  // compute share, a time-sliced or MPS replica 1/replicas, a GPU share milli/1000.
-  const PodState& s = cluster_.pod(pod);
-  const PodSpec& spec = cluster_.spec(pod);
-  if (s.node == kNoNode) return 0;
-  if (s.units.empty()) return is_share_pod(spec) ? spec.gpu_milli / 1000.0 : 0.0;
-  const NodeInfo& n = cluster_.node(s.node);
-  double share = 0;
-  for (std::uint16_t u : s.units)
-    share += n.units[u].alloc_weight / std::max<std::uint16_t>(1, n.units[u].replicas);
-  return share;
-}
-
 void Simulation::on_memory_peak(const Event& e) {
   const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
@@ -584,7 +568,7 @@ void Simulation::oom_kill(PodId pod) {
   const NodeId node = s.node;
   const SimTime now = engine_.now();
   ++s.oom_kills;
-  s.gpu_seconds_lost_oom += to_seconds(now - s.start) * gpu_share(pod);
+  s.gpu_seconds_lost_oom += to_seconds(now - s.start) * gpu_fraction(s.holdings);
   s.completion.cancel();
   s.run.cancel();
   const bool can_retry = s.restarts < spec.max_restarts;

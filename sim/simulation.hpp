@@ -135,7 +135,6 @@ class Simulation final : public EventHandler, private AdmissionHost {
   // GPU with them) and the GPUs' busy fractions.
   void reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus);
   void set_rate(PodId pod, double rate);
-  double gpu_share(PodId pod) const;
   void arm_reconfigure();
   void fail_pod(PodId pod, PodPhase final_phase, std::string_view kind, std::string detail);
 

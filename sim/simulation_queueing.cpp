@@ -66,8 +66,7 @@ void Simulation::place_gang(PodId leader) {
       unplaced.push_back(m);
       continue;
     }
-    cluster_.bind(m, r.placement.node, r.placement.units, r.placement.share_gpu,
-                  r.placement.claims);
+    cluster_.bind(m, r.placement.node, r.placement.holdings, r.placement.claims);
     placed.emplace_back(m, std::move(r.placement));
   }
   if (static_cast<std::int32_t>(placed.size()) < gs.min_member) {

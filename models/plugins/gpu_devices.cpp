@@ -105,8 +105,7 @@ bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_
 
 fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, const NodeInfo& node,
                                fw::Placement& placement) {
-  placement.units.clear();
-  placement.share_gpu = -1;
+  placement.holdings.clear();
   placement.admission_error.clear();
   if (is_share_pod(pod)) {
     // Best fit: the GPU with the least room left that still fits; lowest index on ties.
@@ -121,8 +120,10 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
         best = static_cast<std::int32_t>(g);
       }
     }
-    if (best < 0) return fw::Status::unschedulable(insufficient_share_);
-    placement.share_gpu = best;
+    const std::optional<Holding> share =
+        best < 0 ? std::nullopt : share_of(node, static_cast<std::uint16_t>(best), pod.gpu_milli);
+    if (!share) return fw::Status::unschedulable(insufficient_share_);
+    placement.holdings.push_back(*share);
     return fw::Status::success();
   }
   for (const auto& [r, count] : pod.device_requests) {
@@ -144,9 +145,12 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
       }
     }
     if (!shared && sample->instance < 0) {
-      if (!pick_whole_gpu_units(node, r, count, placement.units)) {
+      std::vector<std::uint16_t> units;
+      if (!pick_whole_gpu_units(node, r, count, units)) {
         return fw::Status::unschedulable(insufficient_devices_[r]);
       }
+      for (std::uint16_t u : units)
+        placement.holdings.push_back(replica_of(node, u));
       continue;
     }
     // MIG instances (pack) or shared replicas (spread): rank the candidate units.
@@ -188,7 +192,7 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
       if (best < 0) return fw::Status::unschedulable(insufficient_devices_[r]);
       used[static_cast<std::size_t>(best)]++;
       if (!shared) gpu_free[node.units[static_cast<std::size_t>(best)].gpu]--;
-      placement.units.push_back(static_cast<std::uint16_t>(best));
+      placement.holdings.push_back(replica_of(node, static_cast<std::uint16_t>(best)));
       ++got;
     }
   }

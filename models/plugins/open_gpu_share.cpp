@@ -60,8 +60,7 @@ bool OpenGpuShare::quick_requirement(const fw::CycleState& /*state*/, const PodS
 
 fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,
                                  const NodeInfo& node, fw::Placement& placement) {
-  placement.units.clear();
-  placement.share_gpu = -1;
+  placement.holdings.clear();
   const ShareRequest r = share_request(pod);
   if (!r.wants_gpu()) return fw::Status::success();
   const GpuLeft g = gpu_left(node);
@@ -77,7 +76,8 @@ fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,
                u.used < u.replicas;
       });
       if (it == node.units.end()) return fw::Status::unschedulable(insufficient_devices_);
-      placement.units.push_back(static_cast<std::uint16_t>(it - node.units.begin()));
+      placement.holdings.push_back(
+          replica_of(node, static_cast<std::uint16_t>(it - node.units.begin())));
     }
     return fw::Status::success();
   }
@@ -103,8 +103,10 @@ fw::Status OpenGpuShare::reserve(fw::CycleState& /*state*/, const PodSpec& pod,
       gpu = fgd_choose(*frag_, node.spec->gpu_model, node.free(kCpu), g, r).gpu;
       break;
   }
-  if (gpu < 0) return fw::Status::unschedulable(insufficient_share_);
-  placement.share_gpu = gpu;
+  const std::optional<Holding> share =
+      gpu < 0 ? std::nullopt : share_of(node, static_cast<std::uint16_t>(gpu), r.milli);
+  if (!share) return fw::Status::unschedulable(insufficient_share_);
+  placement.holdings.push_back(*share);
   return fw::Status::success();
 }
 

@@ -192,8 +192,7 @@ class ScorePlugin {
 // The node and devices a pod is about to be bound to; Reserve plugins fill the devices.
 struct Placement {
   NodeId node = kNoNode;
-  std::vector<std::uint16_t> units;  // device units (NodeInfo::units), may repeat
-  std::int32_t share_gpu = -1;       // a GPU-share pod's GPU
+  std::vector<Holding> holdings;  // device unit replicas (a unit may repeat) or a GPU share
   // DRA: one allocation per PodSpec::claims entry (the DynamicResources plugin fills them).
   std::vector<ClaimAllocation> claims;
   // Set when the kubelet would refuse the devices at admission (the pod then fails).

@@ -279,8 +279,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
 
   // 6. Reserve (devices) and Bind.
   result.placement.node = chosen;
-  result.placement.units.clear();
-  result.placement.share_gpu = -1;
+  result.placement.holdings.clear();
   Status rs = fw_->run_reserve(state_, spec, nodes[chosen], result.placement);
   if (!rs.is_success()) {
     diagnosis_.node_statuses.clear();

@@ -66,7 +66,7 @@ static void BM_SchedulingCycle(benchmark::State& state) {
     evaluated += r.evaluated_nodes;
     ++cycles;
     if (r.outcome != fw::ScheduleResult::Outcome::kScheduled) return false;
-    cluster.bind(p, r.placement.node, r.placement.units);
+    cluster.bind(p, r.placement.node, r.placement.holdings);
     running.push_back(p);
     return true;
   };

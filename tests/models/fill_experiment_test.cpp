@@ -9,8 +9,11 @@
 #include <set>
 
 #include "fixtures/builders.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 namespace {
@@ -136,7 +139,7 @@ TEST_CASE("the fill curve averages the arrivals that round to each percentage") 
   Cluster cluster(tw.world());
   for (PodId p = 0; p < 4; ++p) {
     cluster.pod(p).phase = PodPhase::kRunning;
-    cluster.bind(p, 0, {}, 0);  // a share of GPU 0
+    bind_share(cluster, p, 0, 0);  // a share of GPU 0
     curve.observe(p, true, cluster);
   }
   curve.observe(big, false, cluster);

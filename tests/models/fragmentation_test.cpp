@@ -6,8 +6,11 @@
 
 #include "fixtures/builders.hpp"
 #include "sim/cluster.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 TEST_CASE("typical pods are the most popular shapes covering the threshold, renormalised") {
@@ -100,7 +103,7 @@ TEST_CASE("the fragment of a NodeInfo uses its GPUs' milli left and its free CPU
   Cluster cluster(tw.world());
   CHECK(m.node_fragment_milli(cluster.node(0)) == doctest::Approx(0));
   cluster.pod(p).phase = PodPhase::kRunning;
-  cluster.bind(p, 0, {}, 1);
+  bind_share(cluster, p, 0, 1);
   // GPU 1 has 400 left, below 500: fragment 400 (6000 millicores free >= 4000).
   CHECK(m.node_fragment_milli(cluster.node(0)) == doctest::Approx(400));
 }

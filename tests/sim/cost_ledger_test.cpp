@@ -11,8 +11,11 @@
 
 #include "fixtures/builders.hpp"
 #include "sim/check.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 namespace {
@@ -28,11 +31,15 @@ struct Books {
     ledger = std::make_unique<CostLedger>(*cluster, energy, charge);
   }
   // Whole-GPU pods take the units of GPUs `gpus` (on a node without sharing, unit i is GPU i);
-  // a GPU-share pod passes no units and its GPU as `share_gpu`.
+  // a GPU-share pod passes no units and the GPU it takes its share of as `share_gpu`.
   void bind(SimTime t, PodId p, NodeId n, std::vector<std::uint16_t> gpus,
             std::int32_t share_gpu = -1) {
     ledger->advance(t);
-    cluster->bind(p, n, gpus, share_gpu);
+    if (share_gpu >= 0) {
+      bind_share(*cluster, p, n, static_cast<std::uint16_t>(share_gpu));
+    } else {
+      bind_units(*cluster, p, n, gpus);
+    }
     cluster->pod(p).phase = PodPhase::kRunning;
     refresh_busy(n);
   }
@@ -141,7 +148,7 @@ namespace {
 // (max(4/8, 3/7) = 1/2); a GPU nobody holds has a quarter stranded.
 class MigLikeCharge final : public DeviceCharge {
  public:
-  double charged_fraction(const PodSpec& pod, const NodeInfo&, const DeviceUnit*, std::uint16_t,
+  double charged_fraction(const PodSpec& pod, const NodeInfo&, const Holding&,
                           const GpuModelInfo*) const override {
     return pod.name == "p" ? 4.0 / 7.0 : 0.5;
   }

@@ -5,8 +5,11 @@
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
 #include "sim/framework/scheduler.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 namespace {
@@ -26,7 +29,7 @@ struct Rig {
     sched = std::make_unique<fw::Scheduler>(*fw, *cluster, reasons, RandomStream(1, "t"));
   }
   void run(PodId p, NodeId n, std::vector<std::uint16_t> gpus, SimTime start) {
-    cluster->bind(p, n, gpus);
+    bind_units(*cluster, p, n, gpus);
     cluster->pod(p).phase = PodPhase::kRunning;
     cluster->pod(p).start = start;
   }

@@ -6,9 +6,12 @@
 
 #include "fixtures/builders.hpp"
 #include "sim/random.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
 using namespace capsim::plugins;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 namespace {
@@ -154,7 +157,11 @@ TEST_CASE("memoised FGD scores equal scores computed afresh on every node state"
       REQUIRE(units.size() == gpus.size());
     }
     cluster.pod(p).phase = PodPhase::kRunning;
-    cluster.bind(p, best, units, share_gpu);
+    if (share_gpu >= 0) {
+      bind_share(cluster, p, best, static_cast<std::uint16_t>(share_gpu));
+    } else {
+      bind_units(cluster, p, best, units);
+    }
     ++placed;
   }
   CHECK(compared > 1000);

@@ -4,9 +4,12 @@
 
 #include "fixtures/builders.hpp"
 #include "sim/cluster.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
 using namespace capsim::plugins;
+using capsim::testing::bind_share;
+using capsim::testing::bind_units;
 using capsim::testing::TestWorld;
 
 namespace {
@@ -148,7 +151,7 @@ TEST_CASE("the Filter names every insufficient resource and flags impossible req
   Cluster cluster(tw.world());
   fw::CycleState state(1);
   CHECK(fit.filter(state, tw.world().pods[fits], cluster.node(0)).is_success());
-  cluster.bind(fits, 0, std::vector<std::uint16_t>{0, 1});
+  bind_units(cluster, fits, 0, std::vector<std::uint16_t>{0, 1});
   auto st = fit.filter(state, tw.world().pods[big], cluster.node(0));
   CHECK(st.code == fw::Code::kUnschedulable);
   REQUIRE(st.count == 3);
@@ -161,11 +164,11 @@ TEST_CASE("the Filter names every insufficient resource and flags impossible req
   // Pod count: the node allows 2 pods, one is running; a second fits, a third does not.
   PodId small1 = tw.pod("s1").cpu("100m").add();
   Cluster c2(tw.world());
-  c2.bind(fits, 0, std::vector<std::uint16_t>{0, 1});
+  bind_units(c2, fits, 0, std::vector<std::uint16_t>{0, 1});
   c2.bind(small1, 0, {});
   PodId small2 = tw.pod("s2").cpu("100m").add();
   Cluster c3(tw.world());
-  c3.bind(fits, 0, std::vector<std::uint16_t>{0, 1});
+  bind_units(c3, fits, 0, std::vector<std::uint16_t>{0, 1});
   c3.bind(small1, 0, {});
   auto st3 = fit.filter(state, tw.world().pods[small2], c3.node(0));
   REQUIRE(st3.count >= 1);

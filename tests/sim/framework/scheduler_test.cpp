@@ -72,7 +72,7 @@ TEST_CASE("the default profile spreads by LeastAllocated and a packing profile p
   spread.start();
   auto ra = spread.sched->schedule_one(a);
   REQUIRE(ra.outcome == fw::ScheduleResult::Outcome::kScheduled);
-  spread.cluster->bind(a, ra.placement.node, ra.placement.units);
+  spread.cluster->bind(a, ra.placement.node, ra.placement.holdings);
   auto rb = spread.sched->schedule_one(b);
   REQUIRE(rb.outcome == fw::ScheduleResult::Outcome::kScheduled);
   CHECK(rb.placement.node != ra.placement.node);  // least allocated: the empty node
@@ -84,10 +84,10 @@ TEST_CASE("the default profile spreads by LeastAllocated and a packing profile p
   PodId d = pack.tw.pod("d").cpu("4").memory("32Gi").gpus(4).add();
   pack.start("gpu-binpack");
   auto rc = pack.sched->schedule_one(c);
-  pack.cluster->bind(c, rc.placement.node, rc.placement.units);
+  pack.cluster->bind(c, rc.placement.node, rc.placement.holdings);
   auto rd = pack.sched->schedule_one(d);
   CHECK(rd.placement.node == rc.placement.node);  // most allocated: the used node
-  CHECK(rd.placement.units == std::vector<std::uint16_t>{4, 5, 6, 7});
+  CHECK(units_of(rd.placement.holdings) == std::vector<std::uint16_t>{4, 5, 6, 7});
 }
 
 TEST_CASE("whole GPUs are taken as aligned blocks when possible") {
@@ -98,13 +98,15 @@ TEST_CASE("whole GPUs are taken as aligned blocks when possible") {
   PodId two = r.tw.pod("two").gpus(2).add();
   r.start();
   auto r1 = r.sched->schedule_one(one);
-  r.cluster->bind(one, 0, r1.placement.units);
-  CHECK(r1.placement.units == std::vector<std::uint16_t>{0});
+  r.cluster->bind(one, 0, r1.placement.holdings);
+  CHECK(units_of(r1.placement.holdings) == std::vector<std::uint16_t>{0});
   auto r4 = r.sched->schedule_one(four);
-  r.cluster->bind(four, 0, r4.placement.units);
-  CHECK(r4.placement.units == std::vector<std::uint16_t>{4, 5, 6, 7});  // 0-3 is broken
+  r.cluster->bind(four, 0, r4.placement.holdings);
+  CHECK(units_of(r4.placement.holdings) ==
+        std::vector<std::uint16_t>{4, 5, 6, 7});  // 0-3 is broken
   auto r2 = r.sched->schedule_one(two);
-  CHECK(r2.placement.units == std::vector<std::uint16_t>{2, 3});  // first free aligned pair
+  CHECK(units_of(r2.placement.holdings) ==
+        std::vector<std::uint16_t>{2, 3});  // first free aligned pair
 }
 
 TEST_CASE("with many nodes the scheduler stops after enough feasible nodes and rotates") {
@@ -166,12 +168,12 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
       auto b = slow->sched->schedule_one(p);
       REQUIRE(a.outcome == b.outcome);
       CHECK(a.placement.node == b.placement.node);
-      CHECK(a.placement.units == b.placement.units);
+      CHECK(a.placement.holdings == b.placement.holdings);
       CHECK(a.message == b.message);
       CHECK(a.evaluated_nodes == b.evaluated_nodes);
       if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-        fast->cluster->bind(p, a.placement.node, a.placement.units);
-        slow->cluster->bind(p, b.placement.node, b.placement.units);
+        fast->cluster->bind(p, a.placement.node, a.placement.holdings);
+        slow->cluster->bind(p, b.placement.node, b.placement.holdings);
         ++placed;
       } else {
         ++failed;
@@ -235,13 +237,12 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
       auto b = slow->sched->schedule_one(p);
       REQUIRE(a.outcome == b.outcome);
       CHECK(a.placement.node == b.placement.node);
-      CHECK(a.placement.units == b.placement.units);
-      CHECK(a.placement.share_gpu == b.placement.share_gpu);
+      CHECK(a.placement.holdings == b.placement.holdings);
       CHECK(a.message == b.message);
       CHECK(a.feasible_nodes == b.feasible_nodes);
       if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-        fast->cluster->bind(p, a.placement.node, a.placement.units, a.placement.share_gpu);
-        slow->cluster->bind(p, b.placement.node, b.placement.units, b.placement.share_gpu);
+        fast->cluster->bind(p, a.placement.node, a.placement.holdings);
+        slow->cluster->bind(p, b.placement.node, b.placement.holdings);
         ++placed;
       } else {
         ++failed;
