@@ -23,6 +23,7 @@
 namespace capsim {
 
 struct ManifestOptions;
+class DurationRules;
 
 // What a handler gets besides the document: the builder, the options, the document's apiVersion
 // and kind, and a place for warnings.
@@ -60,6 +61,12 @@ struct ManifestOptions {
   std::vector<std::string>* warnings = nullptr;
   // Handlers for this call only; they take precedence over `kinds` of the same name.
   std::vector<ManifestKind> extra_kinds;
+  // The scenario's `durations:` rules, for workloads no capsim.io/duration annotation times;
+  // nullptr: none (such a workload is an error).
+  const DurationRules* durations = nullptr;
+  // The run's horizon, over which a CronJob's schedule is expanded into Jobs; kEndOfTime when
+  // the scenario sets none (a CronJob then is an error).
+  SimDuration horizon = kEndOfTime;
   // Warn about, instead of failing on, documents of an unknown kind (e.g. a Deployment or a
   // Service in a directory of cluster manifests).
   bool skip_unknown_kinds = false;
