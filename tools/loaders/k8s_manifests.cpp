@@ -975,10 +975,14 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
     }
   }
   ignore_all(spec, ignored_controller_spec(c));
-  const YamlNode selector = spec.req("selector");
-  TemplatePod t = read_pod_template(spec.req("template"), meta, meta_node, kind, ctx);
+  // Unknown fields first (a misspelt `replica` says so, not that `selector` is missing).
+  const std::optional<YamlNode> selector = spec.opt("selector");
+  const std::optional<YamlNode> template_node = spec.opt("template");
   spec.finish();
-  check_selector(selector, t.pod.labels, b);
+  if (!selector) spec.req("selector");
+  if (!template_node) spec.req("template");
+  TemplatePod t = read_pod_template(*template_node, meta, meta_node, kind, ctx);
+  check_selector(*selector, t.pod.labels, b);
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }
@@ -1046,10 +1050,13 @@ void load_daemon_set(MapReader& doc, ManifestContext& ctx) {
   const YamlNode spec_node = doc.req("spec");
   MapReader spec = spec_node.map();
   ignore_all(spec, ignored_controller_spec(Controller::kDaemonSet));
-  const YamlNode selector = spec.req("selector");
-  TemplatePod t = read_pod_template(spec.req("template"), meta, meta_node, "DaemonSet", ctx);
+  const std::optional<YamlNode> selector = spec.opt("selector");
+  const std::optional<YamlNode> template_node = spec.opt("template");
   spec.finish();
-  check_selector(selector, t.pod.labels, b);
+  if (!selector) spec.req("selector");
+  if (!template_node) spec.req("template");
+  TemplatePod t = read_pod_template(*template_node, meta, meta_node, "DaemonSet", ctx);
+  check_selector(*selector, t.pod.labels, b);
   add_daemon_tolerations(t.pod, b);
   const InputLocation where = located(doc.node());
   std::vector<std::string>* warnings = ctx.options.warnings;
