@@ -133,6 +133,22 @@ TEST_CASE("a finite workload nothing times is an error naming it and the rule th
   CHECK(job(s, "train")->pod_template.duration == kHour);
 }
 
+TEST_CASE("for a generated name the suggested rule matches the generateName prefix") {
+  const std::string m =
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: eval-}\nspec:\n"
+      "  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n";
+  try {
+    (void)load("", m);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.message().find("name: \"eval-*\"") != std::string::npos);
+  }
+  const Scenario s =
+      load("durations:\n  - match: {kind: Job, name: \"eval-*\"}\n    duration: 45m\n", m);
+  REQUIRE(s.world->jobs.size() == 1);
+  CHECK(s.world->jobs[0].pod_template.duration == 45 * kMinute);
+}
+
 TEST_CASE("malformed durations rules are refused at their field") {
   struct Case {
     const char* name;

@@ -121,9 +121,13 @@ std::string DurationRules::matching_rule(const DurationSubject& s) const {
 }
 
 std::string DurationRules::suggestion(const DurationSubject& s) {
+  // A generated name differs with every input; the prefix and a `*` match every object made
+  // from the same manifest.
+  const std::string name =
+      s.generate_name.empty() ? std::string(s.name) : std::string(s.generate_name) + "*";
   return fmt::format(
       "durations:\n  - match: {{kind: {}, namespace: {}, name: \"{}\"}}\n    duration: 1h", s.kind,
-      s.namespace_, s.name);
+      s.namespace_, name);
 }
 
 }  // namespace capsim

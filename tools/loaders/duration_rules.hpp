@@ -31,6 +31,8 @@ struct DurationSubject {
   std::string_view queue;
   // Distinguishes several draws for one object (the Jobs of a CronJob); "" for one draw.
   std::string_view instance;
+  // metadata.generateName when the name was generated: a suggested rule matches the prefix.
+  std::string_view generate_name;
 };
 
 class DurationRules {

@@ -690,7 +690,8 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   }
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
   const DurationSource from{ctx,
-                            {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, ""},
+                            {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, "",
+                             meta.generate_name},
                             std::nullopt};
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name), from);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
@@ -765,7 +766,7 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   const DurationSource from{
       ctx,
       {subject_kind, meta.namespace_, subject_kind == "Job" ? job.name : meta.name, &meta.labels,
-       &b.world().strings, job.queue, ""},
+       &b.world().strings, job.queue, "", meta.generate_name},
       std::nullopt};
   apply_sim_annotations(a, p, meta_node, fmt::format("job '{}'", job.name), from);
   job.arrival = p.arrival;
@@ -936,7 +937,8 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   p.queue = queue_of(metas, t.annotations, b.world().strings, owner.namespace_);
   const DurationSource from{
       ctx,
-      {kind, owner.namespace_, owner.name, &owner.labels, &b.world().strings, p.queue, ""},
+      {kind, owner.namespace_, owner.name, &owner.labels, &b.world().strings, p.queue, "",
+       owner.generate_name},
       kEndOfTime};  // a controller keeps its pods running
   apply_sim_annotations(t.annotations, p, owner_meta_node,
                         fmt::format("{} '{}'", kind, owner.name), from);
@@ -1142,6 +1144,7 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
     job_meta = parse_object_meta(*m, b, true, pod_annotations(), /*name_required=*/false);
   }
   job_meta.name = meta.name;
+  job_meta.generate_name = meta.generate_name;
   job_meta.namespace_ = meta.namespace_;
   SimAnnotations a;
   a.add(meta, "CronJob");
@@ -1175,7 +1178,8 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
     if (!annotated && rules != nullptr) {
       // One draw per Job: each run of the schedule takes its own time.
       const DurationSubject subject{"CronJob",          meta.namespace_,    meta.name, &meta.labels,
-                                    &b.world().strings, job.queue,          job.name};
+                                    &b.world().strings, job.queue,          job.name,
+                                    meta.generate_name};
       if (auto d = rules->duration_for(subject)) p.duration = *d;
     }
     if (proto_gang != kNoGang) {
@@ -1400,6 +1404,7 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
       const std::string prefix = generate->str();
       if (prefix.empty()) generate->fail("metadata.generateName must not be empty");
       m.name = b.generate_name(prefix);
+      m.generate_name = prefix;
     } else {
       const YamlNode n = r.req("name");
       m.name = n.str();

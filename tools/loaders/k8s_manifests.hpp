@@ -89,6 +89,7 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
 // sets (uid, resourceVersion, creationTimestamp, managedFields, ownerReferences, ...) ignored.
 struct ObjectMeta {
   std::string name;
+  std::string generate_name;  // metadata.generateName, when `name` was made from it
   std::string namespace_;
   LabelSet labels;
   std::vector<std::pair<std::string, YamlNode>> annotations;  // in file order
