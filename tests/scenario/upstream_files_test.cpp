@@ -21,10 +21,9 @@ TEST_SUITE("scenario") {
             dir.file("up.db") + "'",
         dir);
     REQUIRE(r.exit_code == 0);
-    for (const char* kind :
-         {"kind: v1 Namespace ", "kind: v1 ServiceAccount ",
-          "kind: rbac.authorization.k8s.io/v1 RoleBinding ", "kind: v1 ConfigMap ",
-          "kind: v1 Service "}) {
+    for (const char* kind : {"kind: v1 Namespace ", "kind: v1 ServiceAccount ",
+                             "kind: rbac.authorization.k8s.io/v1 RoleBinding ",
+                             "kind: v1 ConfigMap ", "kind: v1 Service "}) {
       INFO(kind);
       const auto first = r.err.find(kind);
       REQUIRE(first != std::string::npos);
@@ -52,7 +51,8 @@ TEST_SUITE("scenario") {
         eval_submits.insert(st.column_double(2));
         CHECK(st.column_text(3) == "completed");
       }
-      if (owner.rfind("finetune-", 0) == 0) CHECK(owner.size() == std::string("finetune-").size() + 5);
+      if (owner.rfind("finetune-", 0) == 0)
+        CHECK(owner.size() == std::string("finetune-").size() + 5);
     }
     CHECK(per_owner["gpu-metrics"] == 3);
     CHECK(daemon_nodes == std::set<std::string>{"a100-0", "a100-1", "a100-2"});

@@ -107,9 +107,9 @@ TEST_CASE("a finite workload nothing times is an error naming it and the rule th
   const std::string m =
       "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\nspec:\n"
       "  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n";
-  for (const std::string& rules : {std::string(""),
-                                  std::string("durations:\n  - match: {kind: Pod}\n"
-                                              "    duration: 1h\n")}) {
+  for (const std::string& rules :
+       {std::string(""), std::string("durations:\n  - match: {kind: Pod}\n"
+                                     "    duration: 1h\n")}) {
     INFO(rules);
     try {
       (void)load(rules, m);
@@ -120,8 +120,7 @@ TEST_CASE("a finite workload nothing times is an error naming it and the rule th
       CHECK(e.where().line == 3);
       CHECK(e.where().field == "metadata");
       CHECK(msg.find("job 'train' (Job in namespace ml) has no run time") != std::string::npos);
-      CHECK(msg.find("- match: {kind: Job, namespace: ml, name: \"train\"}") !=
-            std::string::npos);
+      CHECK(msg.find("- match: {kind: Job, namespace: ml, name: \"train\"}") != std::string::npos);
       CHECK(msg.find(rules.empty() ? "the scenario has none" : "none of its rules matches") !=
             std::string::npos);
     }
@@ -159,8 +158,7 @@ TEST_CASE("malformed durations rules are refused at their field") {
   const Case cases[] = {
       {"an unknown kind", "- {match: {kind: Deploymnt}, long_running: true}\n", "[0].match.kind",
        "did you mean 'Deployment'"},
-      {"neither duration nor long_running", "- {match: {kind: Pod}}\n", "[0]",
-       "needs `duration`"},
+      {"neither duration nor long_running", "- {match: {kind: Pod}}\n", "[0]", "needs `duration`"},
       {"both", "- {match: {kind: Pod}, duration: 1h, long_running: true}\n", "[0].duration",
        "not both"},
       {"an unknown match field", "- {match: {nmae: x}, duration: 1h}\n", "[0].match.nmae",

@@ -30,8 +30,7 @@ Scenario load(const std::string& manifests, const std::string& extra = "") {
   return load_scenario("mem/s.yaml", {}, files);
 }
 
-std::optional<InputError> load_error(const std::string& manifests,
-                                     const std::string& extra = "") {
+std::optional<InputError> load_error(const std::string& manifests, const std::string& extra = "") {
   try {
     (void)load(manifests, extra);
   } catch (const InputError& e) {
@@ -59,8 +58,10 @@ std::string controller(const std::string& kind, const std::string& name, int rep
                        const std::string& meta = "") {
   return "apiVersion: apps/v1\nkind: " + kind + "\nmetadata:\n  name: " + name + "\n" + meta +
          "spec:\n" + (replicas >= 0 ? "  replicas: " + std::to_string(replicas) + "\n" : "") +
-         "  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: "
-         "{app: " + name + "}}\n    spec:\n" + pod_spec + "---\n";
+         "  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: "
+         "{app: " +
+         name + "}}\n    spec:\n" + pod_spec + "---\n";
 }
 
 }  // namespace
@@ -143,8 +144,8 @@ TEST_CASE("a CronJob makes a Job at each scheduled time before the horizon") {
       "  schedule: \"0 */6 * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"
       "          restartPolicy: OnFailure\n          containers: [{name: c, resources: {limits: "
       "{nvidia.com/gpu: 1}}}]\n";
-  const Scenario s = load(
-      cron, "durations:\n  - match: {kind: CronJob}\n    duration: {uniform: [10m, 50m]}\n");
+  const Scenario s =
+      load(cron, "durations:\n  - match: {kind: CronJob}\n    duration: {uniform: [10m, 50m]}\n");
   // 06:00, 12:00, 18:00 (00:00 is the creation itself, 24:00 the horizon).
   REQUIRE(s.world->jobs.size() == 3);
   CHECK(s.world->jobs[0].name == "nightly-360");  // minutes since time 0, as upstream names them
@@ -194,8 +195,8 @@ TEST_CASE("controller mistakes Kubernetes rejects are refused with file, line an
                   "      restartPolicy: Never\n      containers: [{name: c}]\n"),
        11, "spec.template.spec.restartPolicy", "needs restartPolicy Always"},
       {"a misspelt Deployment field",
-       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replica: 2\n",
-       5, "spec.replica", "did you mean 'replicas'"},
+       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replica: 2\n", 5,
+       "spec.replica", "did you mean 'replicas'"},
       {"a malformed schedule",
        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec:\n  schedule: \"0 * *\"\n"
        "  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: "

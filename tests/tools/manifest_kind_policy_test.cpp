@@ -43,10 +43,9 @@ struct Fixture {
     load_manifest_docs(YamlNode::load_all_string(text, file), b, opt);
   }
   std::size_t warnings_with(const std::string& part) const {
-    return static_cast<std::size_t>(std::count_if(warnings.begin(), warnings.end(),
-                                                  [&](const std::string& w) {
-                                                    return w.find(part) != std::string::npos;
-                                                  }));
+    return static_cast<std::size_t>(
+        std::count_if(warnings.begin(), warnings.end(),
+                      [&](const std::string& w) { return w.find(part) != std::string::npos; }));
   }
 };
 
@@ -80,10 +79,10 @@ TEST_CASE("a file mixing kinds that change nothing with workloads loads, one not
   REQUIRE(f.world.jobs.size() == 1);
   CHECK(f.world.jobs[0].pod_template.duration == 30 * kMinute);
   // One note for each skipped kind, with the file and the line of its first document's kind.
-  for (const char* kind : {"v1 Namespace", "v1 ServiceAccount", "rbac.authorization.k8s.io/v1 Role",
-                           "rbac.authorization.k8s.io/v1 RoleBinding", "v1 ConfigMap",
-                           "v1 Secret", "v1 Service", "networking.k8s.io/v1 NetworkPolicy",
-                           "v1 PersistentVolumeClaim"}) {
+  for (const char* kind :
+       {"v1 Namespace", "v1 ServiceAccount", "rbac.authorization.k8s.io/v1 Role",
+        "rbac.authorization.k8s.io/v1 RoleBinding", "v1 ConfigMap", "v1 Secret", "v1 Service",
+        "networking.k8s.io/v1 NetworkPolicy", "v1 PersistentVolumeClaim"}) {
     INFO(kind);
     CHECK(f.warnings_with(std::string(kind) + " ") == 1);
   }
@@ -215,8 +214,9 @@ TEST_CASE("generateName makes deterministic, distinct names and a given name win
 
   Fixture h;
   auto e = input_error([&] {
-    h.load("apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {capsim.io/duration: 1h}\n"
-           "spec:\n  containers: [{name: c}]\n");
+    h.load(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {capsim.io/duration: 1h}\n"
+        "spec:\n  containers: [{name: c}]\n");
   });
   REQUIRE(e);
   CHECK(contains(e->message(), "'name'"));

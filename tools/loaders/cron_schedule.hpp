@@ -27,8 +27,7 @@ class CronSchedule {
 
   // Scheduled times t with from < t < until, in order (the controller runs a schedule strictly
   // after the CronJob was created); at most `limit` of them (more sets `truncated`).
-  std::vector<SimTime> times(SimTime from, SimTime until, std::size_t limit,
-                             bool& truncated) const;
+  std::vector<SimTime> times(SimTime from, SimTime until, std::size_t limit, bool& truncated) const;
 
  private:
   std::bitset<60> minute_;

@@ -236,8 +236,7 @@ std::vector<std::string> DeviceConfigs::plugin_config_names() const {
 DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& info,
                                     std::int32_t gpus, const std::string& mig_config,
                                     std::optional<MigStrategy> strategy,
-                                    const std::string& plugin_config,
-                                    const InputLocation& where,
+                                    const std::string& plugin_config, const InputLocation& where,
                                     std::vector<std::string>* notes) const {
   DeviceConfig dc;
   const PluginConfig* pc = nullptr;

@@ -16,9 +16,8 @@ namespace {
 
 // The kinds a rule may name: those whose objects get a duration.
 const std::vector<std::string>& rule_kinds() {
-  static const std::vector<std::string> k = {"Pod",         "Job",       "CronJob",
-                                             "Deployment",  "ReplicaSet", "StatefulSet",
-                                             "DaemonSet"};
+  static const std::vector<std::string> k = {"Pod",        "Job",         "CronJob",  "Deployment",
+                                             "ReplicaSet", "StatefulSet", "DaemonSet"};
   return k;
 }
 
@@ -107,8 +106,8 @@ std::optional<SimDuration> DurationRules::duration_for(const DurationSubject& s)
   if (rule == nullptr) return std::nullopt;
   if (rule->long_running) return kEndOfTime;
   // One stream per object: the draw does not depend on which objects were read before it.
-  RandomStream rng(seed_, fmt::format("durations/{}/{}/{}/{}", s.kind, s.namespace_, s.name,
-                                      s.instance));
+  RandomStream rng(seed_,
+                   fmt::format("durations/{}/{}/{}/{}", s.kind, s.namespace_, s.name, s.instance));
   const double secs = rule->duration->sample(rng);
   // A distribution may reach below zero (a normal); a run takes at least a second.
   const double clamped = std::max(secs, 1.0);

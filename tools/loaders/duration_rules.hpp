@@ -1,11 +1,11 @@
 // The scenario's `durations:` section: run times for manifest workloads by rule, so files taken
 // unchanged from users need no capsim.io/duration annotation. A rule matches on the object's
-// kind, namespace, labels, name (a glob whose `*` matches any run of characters, as in `capsim compare`) and queue (all that
-// are given must hold) and gives a fixed duration, a distribution (models/workload/distribution)
-// or long-running. The first matching rule wins; an annotation on the object wins over every
-// rule. A draw depends only on the seed and the object (kind, namespace, name), never on the
-// order objects are read, so the same seed gives the same durations. A value type, constant once
-// parsed.
+// kind, namespace, labels, name (a glob whose `*` matches any run of characters, as in `capsim
+// compare`) and queue (all that are given must hold) and gives a fixed duration, a distribution
+// (models/workload/distribution) or long-running. The first matching rule wins; an annotation on
+// the object wins over every rule. A draw depends only on the seed and the object (kind, namespace,
+// name), never on the order objects are read, so the same seed gives the same durations. A value
+// type, constant once parsed.
 #pragma once
 
 #include <cstdint>

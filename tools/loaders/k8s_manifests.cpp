@@ -689,10 +689,10 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
         "kueue.x-k8s.io/pod-group-name");
   }
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
-  const DurationSource from{ctx,
-                            {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, "",
-                             meta.generate_name},
-                            std::nullopt};
+  const DurationSource from{
+      ctx,
+      {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, "", meta.generate_name},
+      std::nullopt};
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name), from);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
   b.add_pod(std::move(p), located(doc.node()));
@@ -848,13 +848,12 @@ const char* controller_kind(Controller c) {
 // Spec fields each controller accepts without modelling: rollout and history settings change how
 // an update rolls out, never where the pods of one revision run.
 const std::vector<std::string>& ignored_controller_spec(Controller c) {
-  static const std::vector<std::string> deployment = {"strategy", "minReadySeconds",
-                                                      "revisionHistoryLimit",
-                                                      "progressDeadlineSeconds"};
+  static const std::vector<std::string> deployment = {
+      "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"};
   static const std::vector<std::string> replica_set = {"minReadySeconds"};
   static const std::vector<std::string> stateful_set = {
-      "serviceName", "podManagementPolicy", "updateStrategy", "revisionHistoryLimit",
-      "minReadySeconds", "persistentVolumeClaimRetentionPolicy"};
+      "serviceName",          "podManagementPolicy", "updateStrategy",
+      "revisionHistoryLimit", "minReadySeconds",     "persistentVolumeClaimRetentionPolicy"};
   static const std::vector<std::string> daemon_set = {"updateStrategy", "minReadySeconds",
                                                       "revisionHistoryLimit"};
   switch (c) {
@@ -924,8 +923,10 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   // Kubernetes: a Deployment's, ReplicaSet's, StatefulSet's or DaemonSet's template must have
   // restartPolicy Always (the default).
   if (p.restart_policy != RestartPolicy::kAlways) {
-    spec_node.map().req("restartPolicy").fail(fmt::format(
-        "a {}'s pod template needs restartPolicy Always (Kubernetes rejects any other)", kind));
+    spec_node.map()
+        .req("restartPolicy")
+        .fail(fmt::format(
+            "a {}'s pod template needs restartPolicy Always (Kubernetes rejects any other)", kind));
   }
   t.annotations.add(owner, kind);
   if (t.meta) t.annotations.add(*t.meta, "pod template");
@@ -935,13 +936,12 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   std::vector<const ObjectMeta*> metas = {&owner};
   if (t.meta) metas.push_back(&*t.meta);
   p.queue = queue_of(metas, t.annotations, b.world().strings, owner.namespace_);
-  const DurationSource from{
-      ctx,
-      {kind, owner.namespace_, owner.name, &owner.labels, &b.world().strings, p.queue, "",
-       owner.generate_name},
-      kEndOfTime};  // a controller keeps its pods running
-  apply_sim_annotations(t.annotations, p, owner_meta_node,
-                        fmt::format("{} '{}'", kind, owner.name), from);
+  const DurationSource from{ctx,
+                            {kind, owner.namespace_, owner.name, &owner.labels, &b.world().strings,
+                             p.queue, "", owner.generate_name},
+                            kEndOfTime};  // a controller keeps its pods running
+  apply_sim_annotations(t.annotations, p, owner_meta_node, fmt::format("{} '{}'", kind, owner.name),
+                        from);
   p.job_name = owner.name;
   p.requeue_on_preemption = true;  // the controller recreates a preempted pod
   return t;
@@ -1162,8 +1162,8 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
   const std::vector<SimTime> times =
       schedule.times(proto.arrival, ctx.options.horizon, kMaxJobs, truncated);
   if (truncated) {
-    schedule_node.fail(fmt::format("the schedule makes more than {} Jobs over the horizon",
-                                   kMaxJobs));
+    schedule_node.fail(
+        fmt::format("the schedule makes more than {} Jobs over the horizon", kMaxJobs));
   }
   const GangId proto_gang = proto.pod_template.gang;
   const DurationRules* rules = ctx.options.durations;
@@ -1177,9 +1177,9 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
     p.labels.set(b.sym("job-name"), b.sym(job.name));
     if (!annotated && rules != nullptr) {
       // One draw per Job: each run of the schedule takes its own time.
-      const DurationSubject subject{"CronJob",          meta.namespace_,    meta.name, &meta.labels,
-                                    &b.world().strings, job.queue,          job.name,
-                                    meta.generate_name};
+      const DurationSubject subject{"CronJob",    meta.namespace_,    meta.name,
+                                    &meta.labels, &b.world().strings, job.queue,
+                                    job.name,     meta.generate_name};
       if (auto d = rules->duration_for(subject)) p.duration = *d;
     }
     if (proto_gang != kNoGang) {
@@ -1258,7 +1258,8 @@ struct SkipNotes {
     if (opt.warnings == nullptr) return;
     for (const auto& [key, n] : by_kind) {
       if (n.count > 1) {
-        (*opt.warnings)[n.warning] += fmt::format(" ({} documents of this kind in the file)", n.count);
+        (*opt.warnings)[n.warning] +=
+            fmt::format(" ({} documents of this kind in the file)", n.count);
       }
     }
   }

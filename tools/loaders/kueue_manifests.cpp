@@ -80,9 +80,10 @@ std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, World
       // DNS-subdomain prefix and '/', then a name of at most 63 characters), so `pods`, `count`
       // or example.com/foo are all quota resources; only the syntax is checked.
       if (auto p = label_key_problem(name); !p.empty()) {
-        r.fail(fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods "
-                           "or nvidia.com/gpu): {}",
-                           name, p));
+        r.fail(
+            fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods "
+                        "or nvidia.com/gpu): {}",
+                        name, p));
       }
       if (auto it = resource_seen.find(name); it != resource_seen.end()) {
         r.fail(

@@ -83,7 +83,8 @@ constexpr std::array kTable = {
     // Add-ons met in GPU clusters
     UnmodelledKind{"batch.volcano.sh", "Job", kRefuse,
                    "(a Volcano Job) is not modelled: capsim has no Volcano scheduler or job "
-                   "controller", kGangHint},
+                   "controller",
+                   kGangHint},
     UnmodelledKind{"bus.volcano.sh", "Command", kSkip, kNoScheduling},
     UnmodelledKind{"cert-manager.io", "Certificate", kSkip, kNoScheduling},
     UnmodelledKind{"cert-manager.io", "ClusterIssuer", kSkip, kNoScheduling},
@@ -132,7 +133,8 @@ constexpr std::array kTable = {
     UnmodelledKind{"scheduling.volcano.sh", "PodGroup", kRefuse,
                    "(a Volcano gang) is not modelled: capsim has no Volcano scheduler", kGangHint},
     UnmodelledKind{"scheduling.volcano.sh", "Queue", kRefuse,
-                   "(a Volcano queue) is not modelled: capsim has no Volcano scheduler", kQueueHint},
+                   "(a Volcano queue) is not modelled: capsim has no Volcano scheduler",
+                   kQueueHint},
     UnmodelledKind{"scheduling.x-k8s.io", "PodGroup", kRefuse,
                    "(the coscheduling plugin's gang) is not modelled", kGangHint},
     UnmodelledKind{"trainer.kubeflow.org", "TrainJob", kRefuse,
