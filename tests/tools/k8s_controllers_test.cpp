@@ -215,3 +215,63 @@ TEST_CASE("controller mistakes Kubernetes rejects are refused with file, line an
 }
 
 }  // namespace capsim
+
+namespace capsim {
+
+// Every field of each controller's spec in the apps/v1 and batch/v1 API reference, set: the
+// load accepts them all (no unknown field), and those that would change a real cluster's answer
+// but are not modelled are warned about by name.
+TEST_CASE("every spec field of the controller kinds is read, or accepted with a warning") {
+  const std::string tmpl =
+      "  selector: {matchLabels: {app: x}, matchExpressions: [{key: app, operator: In, values: "
+      "[x]}]}\n  template:\n    metadata: {labels: {app: x}}\n    spec: {containers: [{name: "
+      "c}]}\n";
+  const std::string m =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 1\n"
+      "  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n"
+      "  minReadySeconds: 5\n  revisionHistoryLimit: 3\n  paused: true\n"
+      "  progressDeadlineSeconds: 600\n" +
+      tmpl +
+      "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec:\n  replicas: 1\n"
+      "  minReadySeconds: 5\n" +
+      tmpl +
+      "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n  replicas: 1\n"
+      "  serviceName: s\n  podManagementPolicy: OrderedReady\n"
+      "  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0}}\n"
+      "  revisionHistoryLimit: 3\n  minReadySeconds: 5\n"
+      "  persistentVolumeClaimRetentionPolicy: {whenDeleted: Retain, whenScaled: Retain}\n"
+      "  ordinals: {start: 3}\n"
+      "  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce]}}]\n" +
+      tmpl +
+      "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec:\n"
+      "  updateStrategy: {type: RollingUpdate}\n  minReadySeconds: 5\n  revisionHistoryLimit: 3\n" +
+      tmpl +
+      "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: cj}\nspec:\n"
+      "  schedule: \"@hourly\"\n  timeZone: Europe/Paris\n  startingDeadlineSeconds: 60\n"
+      "  concurrencyPolicy: Forbid\n  suspend: false\n  successfulJobsHistoryLimit: 3\n"
+      "  failedJobsHistoryLimit: 1\n  jobTemplate:\n    metadata: {labels: {a: b}}\n    spec:\n"
+      "      template:\n        spec: {restartPolicy: Never, containers: [{name: c}]}\n";
+  MemoryFiles files;
+  files
+      .add("mem/s.yaml",
+           std::string(kCluster) + "durations:\n  - {match: {kind: CronJob}, duration: 5m}\n")
+      .add("mem/m.yaml", m);
+  const Scenario s = load_scenario("mem/s.yaml", {}, files);
+  CHECK(s.world->jobs.size() == 23);  // @hourly, 01:00 to 23:00
+  bool ordinal_3 = false;
+  for (const PodSpec& p : s.world->pods)
+    ordinal_3 = ordinal_3 || p.name == "s-3";
+  CHECK(ordinal_3);
+  for (const char* field :
+       {"spec.paused: a paused Deployment", "spec.podManagementPolicy: podManagementPolicy",
+        "spec.volumeClaimTemplates: volumeClaimTemplates", "spec.timeZone: time zone Europe/Paris",
+        "spec.concurrencyPolicy: concurrencyPolicy Forbid"}) {
+    INFO(field);
+    bool found = false;
+    for (const std::string& w : s.warnings)
+      found = found || w.find(field) != std::string::npos;
+    CHECK(found);
+  }
+}
+
+}  // namespace capsim

@@ -851,9 +851,9 @@ const std::vector<std::string>& ignored_controller_spec(Controller c) {
   static const std::vector<std::string> deployment = {
       "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"};
   static const std::vector<std::string> replica_set = {"minReadySeconds"};
-  static const std::vector<std::string> stateful_set = {
-      "serviceName",          "podManagementPolicy", "updateStrategy",
-      "revisionHistoryLimit", "minReadySeconds",     "persistentVolumeClaimRetentionPolicy"};
+  static const std::vector<std::string> stateful_set = {"serviceName", "updateStrategy",
+                                                        "revisionHistoryLimit", "minReadySeconds",
+                                                        "persistentVolumeClaimRetentionPolicy"};
   static const std::vector<std::string> daemon_set = {"updateStrategy", "minReadySeconds",
                                                       "revisionHistoryLimit"};
   switch (c) {
@@ -966,6 +966,18 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
       MapReader om = o->map();
       first_ordinal = om.int_or("start", 0, 0, std::numeric_limits<std::int32_t>::max());
       om.finish();
+    }
+    if (auto pm = spec.opt("podManagementPolicy")) {
+      const std::string v = pm->str();
+      if (v != "OrderedReady" && v != "Parallel") {
+        pm->fail(fmt::format("unknown podManagementPolicy '{}'{}; use OrderedReady or Parallel", v,
+                             did_you_mean(v, {"OrderedReady", "Parallel"})));
+      }
+      if (v == "OrderedReady") {
+        ctx.warn(*pm,
+                 "podManagementPolicy OrderedReady is not modelled: capsim creates the pods "
+                 "together, as Parallel does");
+      }
     }
     if (auto v = spec.opt("volumeClaimTemplates")) {
       ctx.warn(*v, "volumeClaimTemplates are not modelled: capsim does not simulate storage");
