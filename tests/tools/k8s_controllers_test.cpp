@@ -275,3 +275,52 @@ TEST_CASE("every spec field of the controller kinds is read, or accepted with a 
 }
 
 }  // namespace capsim
+
+namespace capsim {
+
+// A `kubectl get deploy,rs,pods -o yaml` dump holds the Deployment, the ReplicaSet it made and
+// the Pods that one made; capsim expands the Deployment, so the others would count twice.
+TEST_CASE("objects a read controller made are skipped once, kept when the controller is absent") {
+  auto owned = [](const std::string& kind, const std::string& name) {
+    return "  ownerReferences: [{apiVersion: apps/v1, kind: " + kind + ", name: " + name +
+           ", uid: 0e5c, controller: true, blockOwnerDeletion: true}]\n";
+  };
+  const std::string rs =
+      "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web-6d4f\n" +
+      owned("Deployment", "web") +
+      "spec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: "
+      "{labels: {app: web}}\n    spec: {containers: [{name: c}]}\n---\n";
+  auto pod = [&](const std::string& name) {
+    return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  labels: {app: web}\n" +
+           owned("ReplicaSet", "web-6d4f") +
+           "spec: {containers: [{name: c}]}\nstatus: {phase: Running}\n---\n";
+  };
+  // The pods come first, the Deployment last: the decision waits for every file.
+  const std::string dump =
+      pod("web-6d4f-aaaaa") + pod("web-6d4f-bbbbb") + rs + controller("Deployment", "web", 2);
+  MemoryFiles files;
+  files
+      .add("mem/s.yaml",
+           std::string(kCluster) + "durations:\n  - {match: {kind: Pod}, long_running: true}\n")
+      .add("mem/m.yaml", dump);
+  const Scenario s = load_scenario("mem/s.yaml", {}, files);
+  REQUIRE(s.world->pods.size() == 2);  // the Deployment's two replicas, nothing else
+  for (const PodSpec& p : s.world->pods)
+    CHECK(p.job_name == "web");
+  int notes = 0;
+  for (const std::string& w : s.warnings) {
+    if (w.find("which is read too: skipped") != std::string::npos) ++notes;
+  }
+  CHECK(notes == 2);  // one for the ReplicaSet, one for the ReplicaSet's pods
+
+  // Without the controllers the pods are all there is: they are kept.
+  MemoryFiles alone;
+  alone
+      .add("mem/s.yaml",
+           std::string(kCluster) + "durations:\n  - {match: {kind: Pod}, long_running: true}\n")
+      .add("mem/m.yaml", pod("web-6d4f-aaaaa") + pod("web-6d4f-bbbbb"));
+  const Scenario t = load_scenario("mem/s.yaml", {}, alone);
+  CHECK(t.world->pods.size() == 2);
+}
+
+}  // namespace capsim

@@ -52,7 +52,6 @@ const std::vector<std::string> kIgnoredMetadata = {"uid",
                                                    "deletionTimestamp",
                                                    "deletionGracePeriodSeconds",
                                                    "managedFields",
-                                                   "ownerReferences",
                                                    "finalizers",
                                                    "selfLink",
                                                    "generateName",
@@ -671,6 +670,43 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
   b.add_node(std::move(node), model, gpu_count, price, located(doc.node()));
 }
 
+// The kinds whose objects capsim expands into what their controllers make.
+bool is_expanded_controller(std::string_view kind) {
+  return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
+         kind == "DaemonSet" || kind == "Job" || kind == "CronJob";
+}
+
+std::string controller_key(std::string_view kind, std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}/{}", kind, ns, name);
+}
+
+// Adds what `add` adds, unless the object was made by a controller this load also reads (a
+// `kubectl get -o yaml` dump holds a Deployment, its ReplicaSet and their Pods): capsim expands
+// the controller itself, so the object would be counted twice. Decided once every file is read
+// (the controller may come later), with one note per controller.
+void add_unless_owner_read(ManifestContext& ctx, const ObjectMeta& meta, const char* kind,
+                           const InputLocation& where, std::function<void()> add) {
+  if (meta.owner_kind.empty() || !is_expanded_controller(meta.owner_kind)) {
+    add();
+    return;
+  }
+  WorldBuilder& b = ctx.builder;
+  const std::string owner = controller_key(meta.owner_kind, meta.namespace_, meta.owner_name);
+  std::vector<std::string>* warnings = ctx.options.warnings;
+  b.before_finalize([&b, owner, add = std::move(add), warnings, where, kind] {
+    if (!b.has_controller(owner)) {
+      add();
+      return;
+    }
+    if (warnings != nullptr && b.first_time("owned:" + owner)) {
+      warnings->push_back(fmt::format(
+          "{}: this {} (and any other of {}'s) is made by its controller {}, which is read too: "
+          "skipped, as capsim expands the controller itself",
+          where.to_string(), kind, owner, owner));
+    }
+  });
+}
+
 void load_pod(MapReader& doc, ManifestContext& ctx) {
   WorldBuilder& b = ctx.builder;
   const YamlNode meta_node = doc.req("metadata");
@@ -695,7 +731,10 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
       std::nullopt};
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name), from);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
-  b.add_pod(std::move(p), located(doc.node()));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "Pod", where, [&b, p = std::move(p), where]() mutable {
+    b.add_pod(std::move(p), where);
+  });
 }
 
 // A Job as its object or a CronJob's jobTemplate gives it: `meta` is the Job's metadata (for a
@@ -799,7 +838,12 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   SimAnnotations a;
   a.add(meta, "Job");
   JobSpec job = read_job(meta, meta_node, doc.req("spec"), ctx, std::move(a), "Job");
-  ctx.builder.add_job(std::move(job), located(doc.node()));
+  WorldBuilder& b = ctx.builder;
+  b.note_controller(controller_key("Job", meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "Job", where, [&b, job = std::move(job), where]() mutable {
+    b.add_job(std::move(job), where);
+  });
 }
 
 void load_priority_class(MapReader& doc, ManifestContext& ctx) {
@@ -1000,18 +1044,24 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }
-  for (std::int64_t i = 0; i < replicas; ++i) {
-    PodSpec p = t.pod;
-    if (c == Controller::kStatefulSet) {
-      const std::int64_t ordinal = first_ordinal + i;
-      p.name = fmt::format("{}-{}", meta.name, ordinal);
-      p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
-      p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
-    } else {
-      p.name = b.generate_name(meta.name + "-");
+  b.note_controller(controller_key(kind, meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  auto make = [&b, pod = std::move(t.pod), replicas, first_ordinal, c, name = meta.name, where] {
+    for (std::int64_t i = 0; i < replicas; ++i) {
+      PodSpec p = pod;
+      if (c == Controller::kStatefulSet) {
+        const std::int64_t ordinal = first_ordinal + i;
+        p.name = fmt::format("{}-{}", name, ordinal);
+        p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
+        p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
+      } else {
+        p.name = b.generate_name(name + "-");
+      }
+      b.add_pod(std::move(p), where);
     }
-    b.add_pod(std::move(p), located(doc.node()));
-  }
+  };
+  // A ReplicaSet a read Deployment made is the Deployment's replicas again.
+  add_unless_owner_read(ctx, meta, kind, where, make);
 }
 
 // The tolerations the DaemonSet controller adds to every pod it makes (upstream
@@ -1072,6 +1122,7 @@ void load_daemon_set(MapReader& doc, ManifestContext& ctx) {
   TemplatePod t = read_pod_template(*template_node, meta, meta_node, "DaemonSet", ctx);
   check_selector(*selector, t.pod.labels, b);
   add_daemon_tolerations(t.pod, b);
+  b.note_controller(controller_key("DaemonSet", meta.namespace_, meta.name));
   const InputLocation where = located(doc.node());
   std::vector<std::string>* warnings = ctx.options.warnings;
   b.before_finalize([&b, pod = std::move(t.pod), name = meta.name, where, warnings] {
@@ -1145,6 +1196,7 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
   }
   const YamlNode jt_node = spec.req("jobTemplate");
   spec.finish();
+  b.note_controller(controller_key("CronJob", meta.namespace_, meta.name));
   if (ctx.options.horizon == kEndOfTime) {
     schedule_node.fail(
         "a CronJob's Jobs are made over the run's horizon, and the scenario sets none: set "
@@ -1448,6 +1500,23 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
                                key, did_you_mean(key, capsim_annotations), known));
       }
       m.annotations.emplace_back(key, value);
+    }
+  }
+  if (auto owners = r.opt("ownerReferences")) {
+    for (const YamlNode& o : owners->seq()) {
+      MapReader om = o.map();
+      const std::string kind = om.req("kind").str();
+      const std::string name = om.req("name").str();
+      // The API server requires apiVersion and uid too; a hand-written reference may omit them,
+      // and capsim identifies an owner by kind, namespace and name.
+      if (auto av = om.opt("apiVersion")) (void)av->str();
+      om.ignore("uid");
+      (void)om.bool_or("blockOwnerDeletion", false);
+      if (om.bool_or("controller", false)) {
+        m.owner_kind = kind;
+        m.owner_name = name;
+      }
+      om.finish();
     }
   }
   ignore_all(r, kIgnoredMetadata);

@@ -90,6 +90,9 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
 struct ObjectMeta {
   std::string name;
   std::string generate_name;  // metadata.generateName, when `name` was made from it
+  // The ownerReference with controller: true, if any (a dump's Pod of a ReplicaSet).
+  std::string owner_kind;
+  std::string owner_name;
   std::string namespace_;
   LabelSet labels;
   std::vector<std::pair<std::string, YamlNode>> annotations;  // in file order

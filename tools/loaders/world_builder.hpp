@@ -73,6 +73,13 @@ class WorldBuilder {
   // the same names. Never returns a name it returned before.
   std::string generate_name(const std::string& prefix);
 
+  // Workload controllers read so far, by "Kind/namespace/name": an object a read controller
+  // made (a dump's Pods of a ReplicaSet) is not added again (tools/loaders/k8s_manifests.cpp).
+  void note_controller(const std::string& key) { controllers_.insert(key); }
+  bool has_controller(const std::string& key) const { return controllers_.count(key) != 0; }
+  // True the first time `key` is passed: for one note per key.
+  bool first_time(const std::string& key) { return noted_.insert(key).second; }
+
   std::size_t node_count() const { return world_->nodes.size(); }
 
  private:
@@ -92,6 +99,8 @@ class WorldBuilder {
   std::vector<std::function<void()>> expanders_;
   std::map<std::string, std::uint64_t> generated_count_;
   std::set<std::string> generated_;
+  std::set<std::string> controllers_;
+  std::set<std::string> noted_;
 };
 
 // "file:line" for PodSpec/NodeSpec::source.
