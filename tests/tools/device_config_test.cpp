@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/cluster.hpp"
+#include "tools/loaders/file_source.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 using namespace capsim;
@@ -227,4 +228,56 @@ TEST_CASE("MIG profile names from other driver versions are accepted as aliases"
                                     InputLocation{"t", 1, 1, ""});
   REQUIRE(dc.layouts.at(0).instances.size() == 2);
   CHECK(info.mig_profiles[dc.layouts[0].instances[0].profile].name == "3g.40gb");
+}
+
+TEST_CASE("a mig-parted file holding the mig-manager's other documents is read for its ConfigMap") {
+  RealFiles disk;
+  const std::string path =
+      std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/gpu-operator-mig.yaml";
+  DeviceConfigs configs;
+  std::vector<std::string> notes;
+  CHECK(configs.add_mig_parted_file(disk.yaml_docs(path), &notes));
+  CHECK(configs.has_mig_config("a100-half"));
+  CHECK(configs.has_mig_config("h100-only"));
+  // The ServiceAccount, the DaemonSet and the hook script are noted, not read and not refused.
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0].find("gpu-operator-mig.yaml:5:") != std::string::npos);
+  CHECK(notes[0].find("ServiceAccount is not a mig-parted configuration: skipped") !=
+        std::string::npos);
+  CHECK(notes[1].find("ConfigMap key hooks.sh holds no mig-configs") != std::string::npos);
+  CHECK(notes[2].find("DaemonSet is not a mig-parted configuration") != std::string::npos);
+
+  // A file with no configuration at all says so to its caller.
+  DeviceConfigs none;
+  CHECK_FALSE(none.add_mig_parted_file(
+      YamlNode::load_all_string("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n",
+                                "sa.yaml"),
+      &notes));
+}
+
+TEST_CASE("a GPU that no entry of the chosen mig-parted config matches gets a note") {
+  RealFiles disk;
+  const std::string path =
+      std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/gpu-operator-mig.yaml";
+  DeviceConfigs configs;
+  (void)configs.add_mig_parted_file(disk.yaml_docs(path), nullptr);
+  const GpuModel* a100 = GpuCatalog::builtin().find("A100-80GB");
+  REQUIRE(a100 != nullptr);
+  const InputLocation at{"s.yaml", 7, 5, "cluster.pools[0]"};
+  std::vector<std::string> notes;
+  // h100-only's device-filter names the H100's PCI id: mig-parted skips every A100.
+  const DeviceConfig skipped =
+      configs.resolve(*a100, to_model_info(*a100), 8, "h100-only", std::nullopt, "", at, &notes);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("s.yaml:7:5: cluster.pools[0]: no entry of MIG config 'h100-only' matches "
+                      "GPU 0, 1, 2, 3, 4, 5, 6, 7 of this A100-80GB node") != std::string::npos);
+  for (const GpuLayout& l : skipped.layouts)
+    CHECK_FALSE(l.mig_enabled);
+  // a100-half selects all eight (four with MIG, four without): no note.
+  notes.clear();
+  const DeviceConfig half =
+      configs.resolve(*a100, to_model_info(*a100), 8, "a100-half", std::nullopt, "", at, &notes);
+  CHECK(notes.empty());
+  CHECK(half.layouts[0].mig_enabled);
+  CHECK_FALSE(half.layouts[4].mig_enabled);
 }

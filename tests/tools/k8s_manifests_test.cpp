@@ -413,10 +413,10 @@ TEST_CASE("new kinds plug in through the options or the registry without changin
 TEST_CASE("unknown kinds can be skipped with a warning") {
   Fixture f;
   f.opt.skip_unknown_kinds = true;
-  f.load("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n");
+  f.load("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: d}\nspec: {}\n");
   REQUIRE(f.warnings.size() == 1);
   CHECK(contains(f.warnings[0], "m.yaml:2"));
-  CHECK(contains(f.warnings[0], "Deployment"));
+  CHECK(contains(f.warnings[0], "Widget"));
 }
 
 TEST_CASE("malformed manifests are rejected with file, line and field") {
@@ -440,10 +440,10 @@ TEST_CASE("malformed manifests are rejected with file, line and field") {
        "spec.containers[0].resource",
        {"did you mean 'resources'"}},
       {"unknown kind",
-       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+       "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: d}\n",
        2,
        "kind",
-       {"unknown kind 'Deployment'", "v1 Node", "v1 Pod", "batch/v1 Job",
+       {"unknown kind 'Widget'", "v1 Node", "v1 Pod", "batch/v1 Job", "apps/v1 Deployment",
         "scheduling.k8s.io/v1 PriorityClass"}},
       {"kind in the wrong API group",
        "apiVersion: v1\nkind: Job\nmetadata: {name: j}\n",
@@ -498,7 +498,8 @@ TEST_CASE("malformed manifests are rejected with file, line and field") {
        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [{name: c}]\n",
        4,
        "metadata",
-       {"needs the annotation capsim.io/duration", "capsim.io/long-running"}},
+       {"has no run time", "annotation capsim.io/duration", "capsim.io/long-running",
+        "durations section"}},
       {"misspelt capsim annotation",
        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
        "    capsim.io/duraton: 1h\nspec:\n  containers: [{name: c}]\n",

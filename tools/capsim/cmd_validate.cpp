@@ -23,8 +23,10 @@ namespace capsim::cli {
 
 namespace {
 
-// Returns a one-line description of what was validated.
-std::string validate_one(const std::string& path, const LoadOptions& lo) {
+// Returns a one-line description of what was validated; the load's notes (skipped kinds, fields
+// accepted but not modelled) are appended to `notes`.
+std::string validate_one(const std::string& path, const LoadOptions& lo,
+                         std::vector<std::string>& notes) {
   namespace fs = std::filesystem;
   RealFiles files;
   if (!fs::exists(path)) {
@@ -68,10 +70,12 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
     }
     World w;
     WorldBuilder b(w, GpuCatalog::builtin());
-    std::vector<std::string> warnings;
+    std::vector<std::string>& warnings = notes;
     ManifestOptions mo;
     mo.warnings = &warnings;
     mo.kinds = &loader_registry().manifests;
+    // A file alone has no scenario horizon: a CronJob is checked over one day.
+    mo.horizon = kDay;
     load_manifest_docs(docs, b, mo);
     b.finalize();
     finalize_dra(b, &warnings);
@@ -94,6 +98,7 @@ std::string validate_one(const std::string& path, const LoadOptions& lo) {
   }
   // Loading compiles every profile, so plugin configuration errors show here as in `run`.
   Scenario s = load_scenario(path, lo, files);
+  notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
   std::string out = fmt::format("scenario '{}': {} node(s), {} pod(s), {} job(s), {} profile(s)",
                                 s.name, s.world->nodes.size(), s.world->pods.size(),
                                 s.world->jobs.size(), s.profiles.names().size());
@@ -148,7 +153,10 @@ int cmd_validate(const std::vector<std::string>& args) {
     int worst = kOk;
     for (const auto& f : files) {
       const int rc = guarded("validate", [&]() -> int {
-        std::cout << fmt::format("{}: ok ({})\n", f, validate_one(f, lo));
+        std::vector<std::string> notes;
+        std::cout << fmt::format("{}: ok ({})\n", f, validate_one(f, lo, notes));
+        for (const auto& n : notes)
+          std::cerr << "capsim validate: note: " << n << "\n";
         return kOk;
       });
       if (rc != kOk && (worst == kOk || rc == kDataError)) worst = rc;

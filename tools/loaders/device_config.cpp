@@ -54,6 +54,62 @@ std::optional<MigStrategy> parse_mig_strategy(const std::string& s) {
   return std::nullopt;
 }
 
+bool DeviceConfigs::add_mig_parted_file(const std::vector<YamlNode>& docs,
+                                        std::vector<std::string>* notes) {
+  bool found = false;
+  auto note = [&](const YamlNode& at, const std::string& message) {
+    if (notes != nullptr) notes->push_back(at.where().to_string() + ": " + message);
+  };
+  for (const YamlNode& doc : docs) {
+    if (!doc.is_map()) {
+      add_mig_parted(doc);  // fails with the reader's message
+      continue;
+    }
+    std::string kind;
+    std::optional<YamlNode> kind_node;
+    for (const auto& [k, v] : doc.entries()) {
+      if (k == "kind" && v.is_scalar()) {
+        kind = v.str();
+        kind_node = v;
+      }
+    }
+    if (kind.empty()) {  // a raw mig-parted config
+      add_mig_parted(doc);
+      found = true;
+      continue;
+    }
+    if (kind != "ConfigMap") {
+      // The GPU Operator's manifests keep the mig-manager's DaemonSet, ServiceAccount and RBAC
+      // beside its ConfigMap; only the ConfigMap is a MIG configuration.
+      note(*kind_node, fmt::format("{} is not a mig-parted configuration: skipped", kind));
+      continue;
+    }
+    // A ConfigMap: the keys holding mig-parted YAML are read; others (hook scripts, another
+    // tool's config) are noted and skipped.
+    MapReader m = doc.map();
+    m.ignore("apiVersion");
+    m.ignore("kind");
+    m.ignore("metadata");
+    m.ignore("binaryData");
+    const std::optional<YamlNode> data = m.opt("data");
+    m.finish();
+    if (!data) {
+      note(*kind_node, "a ConfigMap without data: skipped");
+      continue;
+    }
+    for (const auto& [key, value] : data->entries()) {
+      if (value.is_scalar() && value.str().find("mig-configs") != std::string::npos) {
+        const std::string name = doc.file() + " (ConfigMap key " + key + ")";
+        add_mig_parted(YamlNode::load_string(value.str(), name));
+        found = true;
+      } else {
+        note(value, fmt::format("ConfigMap key {} holds no mig-configs: skipped", key));
+      }
+    }
+  }
+  return found;
+}
+
 void DeviceConfigs::add_mig_parted(const YamlNode& doc) {
   for (const auto& [key, d] : unwrap_configmap(doc)) {
     MapReader m = d.map();
@@ -180,8 +236,8 @@ std::vector<std::string> DeviceConfigs::plugin_config_names() const {
 DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& info,
                                     std::int32_t gpus, const std::string& mig_config,
                                     std::optional<MigStrategy> strategy,
-                                    const std::string& plugin_config,
-                                    const InputLocation& where) const {
+                                    const std::string& plugin_config, const InputLocation& where,
+                                    std::vector<std::string>* notes) const {
   DeviceConfig dc;
   const PluginConfig* pc = nullptr;
   if (!plugin_config.empty()) {
@@ -279,6 +335,21 @@ DeviceConfig DeviceConfigs::resolve(const GpuModel& model, const GpuModelInfo& i
       if (idx >= gpus)
         fail_at(e.where, fmt::format("MIG config '{}' names GPU {} but the node has {}", mig_config,
                                      idx, gpus));
+    }
+  }
+  // mig-parted leaves a GPU that no entry of the config selects as it is; capsim leaves it
+  // without MIG, and says so (a device-filter for another model is the usual cause).
+  if (notes != nullptr && mig_.count(mig_config) != 0) {
+    std::vector<std::string> missed;
+    for (std::int32_t g = 0; g < gpus; ++g) {
+      if (!covered[static_cast<std::size_t>(g)]) missed.push_back(std::to_string(g));
+    }
+    if (!missed.empty()) {
+      notes->push_back(fmt::format(
+          "{}: no entry of MIG config '{}' matches GPU {} of this {} node (device-filter or "
+          "devices select other GPUs): mig-parted skips such a GPU, and capsim leaves it "
+          "without MIG",
+          where.to_string(), mig_config, fmt::join(missed, ", "), model.name));
     }
   }
   // The single strategy needs every GPU MIG-enabled with one and the same profile.

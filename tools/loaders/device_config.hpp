@@ -43,6 +43,11 @@ class DeviceConfigs {
  public:
   // A mig-parted document (raw or a ConfigMap whose data values are mig-parted YAML).
   void add_mig_parted(const YamlNode& doc);
+  // Every document of a mig-parted file as users apply it: raw configs and the ConfigMap keys
+  // that hold `mig-configs` are read; other documents (the mig-manager's DaemonSet, its RBAC)
+  // and other ConfigMap keys are skipped with a note in `notes` (if set). Returns whether any
+  // configuration was found.
+  bool add_mig_parted_file(const std::vector<YamlNode>& docs, std::vector<std::string>* notes);
   // A device-plugin document: raw (registered under `name`) or a ConfigMap (one config per key).
   void add_device_plugin(const YamlNode& doc, const std::string& name);
   void add_device_plugin_inline(const YamlNode& config, const std::string& name);
@@ -54,10 +59,12 @@ class DeviceConfigs {
   // The DeviceConfig for a node of `gpus` GPUs of `model`: the MIG config `mig_config` (may be
   // empty: none) under `strategy` (nullopt: the plugin config's flags.migStrategy, else mixed
   // when a MIG config is named), and the device-plugin config `plugin_config` (may be empty).
-  // Errors point at `where` (the node or pool) or at the config entry at fault.
+  // Errors point at `where` (the node or pool) or at the config entry at fault; a GPU that no
+  // entry of a mig-parted config selects gets a note in `notes` (if set).
   DeviceConfig resolve(const GpuModel& model, const GpuModelInfo& info, std::int32_t gpus,
                        const std::string& mig_config, std::optional<MigStrategy> strategy,
-                       const std::string& plugin_config, const InputLocation& where) const;
+                       const std::string& plugin_config, const InputLocation& where,
+                       std::vector<std::string>* notes = nullptr) const;
 
  private:
   std::map<std::string, std::vector<MigConfigEntry>> mig_;

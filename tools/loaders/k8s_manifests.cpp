@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -10,8 +11,11 @@
 
 #include "sim/check.hpp"
 #include "sim/resources.hpp"
+#include "tools/loaders/cron_schedule.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/duration_rules.hpp"
 #include "tools/loaders/k8s_fields.hpp"
+#include "tools/loaders/manifest_kind_policy.hpp"
 
 namespace capsim {
 
@@ -48,7 +52,6 @@ const std::vector<std::string> kIgnoredMetadata = {"uid",
                                                    "deletionTimestamp",
                                                    "deletionGracePeriodSeconds",
                                                    "managedFields",
-                                                   "ownerReferences",
                                                    "finalizers",
                                                    "selfLink",
                                                    "generateName",
@@ -490,13 +493,23 @@ class SimAnnotations {
   std::map<std::string, std::string> owners_;
 };
 
+// Where a pod's run time comes from when no annotation gives it: the scenario's durations rules
+// (ManifestOptions::durations) for `subject`, else `fallback` (long-running for controllers that
+// never finish), else an error at `at` naming the object and a rule that would cover it.
+struct DurationSource {
+  const ManifestContext& ctx;
+  DurationSubject subject;
+  std::optional<SimDuration> fallback;
+};
+
 // Applies the simulation annotations; `at` is where a missing duration is reported.
 void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& at,
-                           std::string_view what) {
+                           std::string_view what, const DurationSource& from) {
   if (auto v = a.get(kArrival)) p.arrival = v->duration();
   bool long_running = false;
   if (auto v = a.get(kLongRunning)) long_running = v->boolean();
   const std::optional<YamlNode> duration = a.get(kDuration);
+  const DurationRules* rules = from.ctx.options.durations;
   if (long_running) {
     if (duration) {
       duration->fail(fmt::format("{} and {}: \"true\" contradict each other; keep one", kDuration,
@@ -505,11 +518,19 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
     p.duration = kEndOfTime;
   } else if (duration) {
     p.duration = duration->duration();
+  } else if (auto d = rules != nullptr ? rules->duration_for(from.subject) : std::nullopt) {
+    p.duration = *d;
+  } else if (from.fallback) {
+    p.duration = *from.fallback;
   } else {
-    at.fail(
-        fmt::format("{} needs the annotation {} (its run time on a reference GPU, e.g. \"2h\"), "
-                    "or {}: \"true\" for a pod that never finishes",
-                    what, kDuration, kLongRunning));
+    at.fail(fmt::format(
+        "{} ({} in namespace {}) has no run time: give it the annotation {} (its run time on a "
+        "reference GPU, e.g. \"2h\") or {}: \"true\" for a pod that never finishes, or cover it "
+        "with a rule in the scenario's durations section{}, e.g.\n{}",
+        what, from.subject.kind, from.subject.namespace_, kDuration, kLongRunning,
+        rules == nullptr || rules->empty() ? " (the scenario has none)"
+                                           : " (none of its rules matches)",
+        DurationRules::suggestion(from.subject)));
   }
   if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
   if (auto v = a.get(kGpuSmFraction)) p.gpu_sm_fraction = v->number(0.001, 1.0);
@@ -649,6 +670,43 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
   b.add_node(std::move(node), model, gpu_count, price, located(doc.node()));
 }
 
+// The kinds whose objects capsim expands into what their controllers make.
+bool is_expanded_controller(std::string_view kind) {
+  return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
+         kind == "DaemonSet" || kind == "Job" || kind == "CronJob";
+}
+
+std::string controller_key(std::string_view kind, std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}/{}", kind, ns, name);
+}
+
+// Adds what `add` adds, unless the object was made by a controller this load also reads (a
+// `kubectl get -o yaml` dump holds a Deployment, its ReplicaSet and their Pods): capsim expands
+// the controller itself, so the object would be counted twice. Decided once every file is read
+// (the controller may come later), with one note per controller.
+void add_unless_owner_read(ManifestContext& ctx, const ObjectMeta& meta, const char* kind,
+                           const InputLocation& where, std::function<void()> add) {
+  if (meta.owner_kind.empty() || !is_expanded_controller(meta.owner_kind)) {
+    add();
+    return;
+  }
+  WorldBuilder& b = ctx.builder;
+  const std::string owner = controller_key(meta.owner_kind, meta.namespace_, meta.owner_name);
+  std::vector<std::string>* warnings = ctx.options.warnings;
+  b.before_finalize([&b, owner, add = std::move(add), warnings, where, kind] {
+    if (!b.has_controller(owner)) {
+      add();
+      return;
+    }
+    if (warnings != nullptr && b.first_time("owned:" + owner)) {
+      warnings->push_back(fmt::format(
+          "{}: this {} (and any other of {}'s) is made by its controller {}, which is read too: "
+          "skipped, as capsim expands the controller itself",
+          where.to_string(), kind, owner, owner));
+    }
+  });
+}
+
 void load_pod(MapReader& doc, ManifestContext& ctx) {
   WorldBuilder& b = ctx.builder;
   const YamlNode meta_node = doc.req("metadata");
@@ -666,18 +724,27 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
         "capsim.io/gang applies to Jobs; group pods with the label "
         "kueue.x-k8s.io/pod-group-name");
   }
-  apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name));
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
+  const DurationSource from{
+      ctx,
+      {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, "", meta.generate_name},
+      std::nullopt};
+  apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name), from);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
-  b.add_pod(std::move(p), located(doc.node()));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "Pod", where, [&b, p = std::move(p), where]() mutable {
+    b.add_pod(std::move(p), where);
+  });
 }
 
-void load_job(MapReader& doc, ManifestContext& ctx) {
+// A Job as its object or a CronJob's jobTemplate gives it: `meta` is the Job's metadata (for a
+// CronJob's Job: the template's labels under the CronJob's name and namespace), `annotations`
+// the capsim.io/* annotations of the objects above the pod template, `subject` the object a
+// durations rule matches (the Job, or the CronJob). Returns the Job, not yet added; a gang it
+// asks for is added to the World under the Job's name.
+JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNode& spec_node,
+                 ManifestContext& ctx, SimAnnotations a, std::string_view subject_kind) {
   WorldBuilder& b = ctx.builder;
-  const YamlNode meta_node = doc.req("metadata");
-  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
-  const YamlNode spec_node = doc.req("spec");
-  doc.ignore("status");
   MapReader spec = spec_node.map();
   constexpr std::int64_t kMaxI32 = std::numeric_limits<std::int32_t>::max();
 
@@ -731,15 +798,18 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kJob);
   tmpl.finish();
 
-  SimAnnotations a;
-  a.add(meta, "Job");
   if (tmeta) a.add(*tmeta, "pod template");
-  apply_sim_annotations(a, p, meta_node, fmt::format("job '{}'", job.name));
-  job.arrival = p.arrival;
-  p.arrival = 0;
   std::vector<const ObjectMeta*> metas = {&meta};
   if (tmeta) metas.push_back(&*tmeta);
   job.queue = queue_of(metas, a, b.world().strings, meta.namespace_);
+  const DurationSource from{
+      ctx,
+      {subject_kind, meta.namespace_, subject_kind == "Job" ? job.name : meta.name, &meta.labels,
+       &b.world().strings, job.queue, "", meta.generate_name},
+      std::nullopt};
+  apply_sim_annotations(a, p, meta_node, fmt::format("job '{}'", job.name), from);
+  job.arrival = p.arrival;
+  p.arrival = 0;
   p.queue = job.queue;
   p.max_restarts = static_cast<std::int32_t>(backoff);
   p.requeue_on_preemption = true;  // the Job controller recreates a preempted pod
@@ -758,7 +828,22 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
       p.gang = static_cast<GangId>(b.world().gangs.size() - 1);
     }
   }
-  b.add_job(std::move(job), located(doc.node()));
+  return job;
+}
+
+void load_job(MapReader& doc, ManifestContext& ctx) {
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, ctx.builder, true, pod_annotations());
+  doc.ignore("status");
+  SimAnnotations a;
+  a.add(meta, "Job");
+  JobSpec job = read_job(meta, meta_node, doc.req("spec"), ctx, std::move(a), "Job");
+  WorldBuilder& b = ctx.builder;
+  b.note_controller(controller_key("Job", meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "Job", where, [&b, job = std::move(job), where]() mutable {
+    b.add_job(std::move(job), where);
+  });
 }
 
 void load_priority_class(MapReader& doc, ManifestContext& ctx) {
@@ -779,6 +864,406 @@ void load_priority_class(MapReader& doc, ManifestContext& ctx) {
   }
   if (auto d = doc.opt("description")) (void)d->str();
   ctx.builder.add_priority_class(std::move(pc), located(doc.node()));
+}
+
+// --- Workload controllers (apps/v1, batch/v1 CronJob) ------------------------------------------
+//
+// capsim has no run-time Deployment, StatefulSet, DaemonSet or CronJob controller (sim/ has only
+// the Job controller): they are expanded when the files are read, into the pods (and Jobs) the
+// controller would create and keep. A pod records its owner's name in PodSpec::job_name, the
+// field the reports group by; the owner's kind is not kept (PodSpec has no field for it).
+
+enum class Controller : std::uint8_t { kDeployment, kReplicaSet, kStatefulSet, kDaemonSet };
+
+const char* controller_kind(Controller c) {
+  switch (c) {
+    case Controller::kDeployment:
+      return "Deployment";
+    case Controller::kReplicaSet:
+      return "ReplicaSet";
+    case Controller::kStatefulSet:
+      return "StatefulSet";
+    case Controller::kDaemonSet:
+      return "DaemonSet";
+  }
+  return "?";
+}
+
+// Spec fields each controller accepts without modelling: rollout and history settings change how
+// an update rolls out, never where the pods of one revision run.
+const std::vector<std::string>& ignored_controller_spec(Controller c) {
+  static const std::vector<std::string> deployment = {
+      "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"};
+  static const std::vector<std::string> replica_set = {"minReadySeconds"};
+  static const std::vector<std::string> stateful_set = {"serviceName", "updateStrategy",
+                                                        "revisionHistoryLimit", "minReadySeconds",
+                                                        "persistentVolumeClaimRetentionPolicy"};
+  static const std::vector<std::string> daemon_set = {"updateStrategy", "minReadySeconds",
+                                                      "revisionHistoryLimit"};
+  switch (c) {
+    case Controller::kDeployment:
+      return deployment;
+    case Controller::kReplicaSet:
+      return replica_set;
+    case Controller::kStatefulSet:
+      return stateful_set;
+    case Controller::kDaemonSet:
+      return daemon_set;
+  }
+  return replica_set;
+}
+
+// spec.selector: required in apps/v1, and its matchLabels must select the template's labels
+// (the API server rejects a selector that does not). matchExpressions are read, not checked.
+void check_selector(const YamlNode& selector, const LabelSet& template_labels, WorldBuilder& b) {
+  MapReader r = selector.map();
+  if (auto ml = r.opt("matchLabels")) {
+    for (const auto& [key, value] : ml->entries()) {
+      const std::string v = value.is_null() ? std::string() : value.str();
+      const std::optional<std::string> have = label_value(template_labels, key, b.world().strings);
+      if (!have || *have != v) {
+        value.fail(fmt::format(
+            "spec.selector.matchLabels {}={} does not select the pod template (its labels "
+            "must include it; Kubernetes rejects such a selector)",
+            key, v));
+      }
+    }
+  }
+  if (auto me = r.opt("matchExpressions")) {
+    for (const YamlNode& e : me->seq()) {
+      MapReader er = e.map();
+      (void)er.req("key").str();
+      (void)er.req("operator").str();
+      if (auto vs = er.opt("values")) (void)vs->seq();
+      er.finish();
+    }
+  }
+  r.finish();
+}
+
+// What every controller's pod template gives: the pod, the template's metadata and the
+// annotations of controller and template together.
+struct TemplatePod {
+  PodSpec pod;
+  std::optional<ObjectMeta> meta;
+  SimAnnotations annotations;
+};
+
+TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& owner,
+                              const YamlNode& owner_meta_node, const char* kind,
+                              ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  TemplatePod t;
+  MapReader tmpl = template_node.map();
+  if (auto tm = tmpl.opt("metadata")) {
+    t.meta = parse_object_meta(*tm, b, true, pod_annotations(), /*name_required=*/false);
+  }
+  PodSpec& p = t.pod;
+  p.namespace_ = owner.namespace_;
+  if (t.meta) p.labels = t.meta->labels;
+  const YamlNode spec_node = tmpl.req("spec");
+  parse_pod_spec(spec_node, ctx, p, PodOwner::kBare);
+  tmpl.finish();
+  // Kubernetes: a Deployment's, ReplicaSet's, StatefulSet's or DaemonSet's template must have
+  // restartPolicy Always (the default).
+  if (p.restart_policy != RestartPolicy::kAlways) {
+    spec_node.map()
+        .req("restartPolicy")
+        .fail(fmt::format(
+            "a {}'s pod template needs restartPolicy Always (Kubernetes rejects any other)", kind));
+  }
+  t.annotations.add(owner, kind);
+  if (t.meta) t.annotations.add(*t.meta, "pod template");
+  if (auto g = t.annotations.get(kGang)) {
+    g->fail(fmt::format("capsim.io/gang applies to Jobs, not to a {}", kind));
+  }
+  std::vector<const ObjectMeta*> metas = {&owner};
+  if (t.meta) metas.push_back(&*t.meta);
+  p.queue = queue_of(metas, t.annotations, b.world().strings, owner.namespace_);
+  const DurationSource from{ctx,
+                            {kind, owner.namespace_, owner.name, &owner.labels, &b.world().strings,
+                             p.queue, "", owner.generate_name},
+                            kEndOfTime};  // a controller keeps its pods running
+  apply_sim_annotations(t.annotations, p, owner_meta_node, fmt::format("{} '{}'", kind, owner.name),
+                        from);
+  p.job_name = owner.name;
+  p.requeue_on_preemption = true;  // the controller recreates a preempted pod
+  return t;
+}
+
+// Deployment, ReplicaSet, StatefulSet: spec.replicas pods (default 1), long-running unless an
+// annotation or a durations rule times them. Deployment and ReplicaSet pods are named
+// `<name>-<5 characters>`, StatefulSet pods `<name>-<ordinal>` from spec.ordinals.start.
+void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
+  WorldBuilder& b = ctx.builder;
+  const char* kind = controller_kind(c);
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  constexpr std::int64_t kMaxReplicas = 100000;
+  const std::int64_t replicas = spec.int_or("replicas", 1, 0, kMaxReplicas);
+  std::int64_t first_ordinal = 0;
+  if (c == Controller::kStatefulSet) {
+    if (auto o = spec.opt("ordinals")) {
+      MapReader om = o->map();
+      first_ordinal = om.int_or("start", 0, 0, std::numeric_limits<std::int32_t>::max());
+      om.finish();
+    }
+    if (auto pm = spec.opt("podManagementPolicy")) {
+      const std::string v = pm->str();
+      if (v != "OrderedReady" && v != "Parallel") {
+        pm->fail(fmt::format("unknown podManagementPolicy '{}'{}; use OrderedReady or Parallel", v,
+                             did_you_mean(v, {"OrderedReady", "Parallel"})));
+      }
+      if (v == "OrderedReady") {
+        ctx.warn(*pm,
+                 "podManagementPolicy OrderedReady is not modelled: capsim creates the pods "
+                 "together, as Parallel does");
+      }
+    }
+    if (auto v = spec.opt("volumeClaimTemplates")) {
+      ctx.warn(*v, "volumeClaimTemplates are not modelled: capsim does not simulate storage");
+    }
+  }
+  if (c == Controller::kDeployment) {
+    if (auto pz = spec.opt("paused"); pz && pz->boolean()) {
+      ctx.warn(*pz, "a paused Deployment keeps its pods running; capsim runs them");
+    }
+  }
+  ignore_all(spec, ignored_controller_spec(c));
+  // Unknown fields first (a misspelt `replica` says so, not that `selector` is missing).
+  const std::optional<YamlNode> selector = spec.opt("selector");
+  const std::optional<YamlNode> template_node = spec.opt("template");
+  spec.finish();
+  if (!selector) spec.req("selector");
+  if (!template_node) spec.req("template");
+  TemplatePod t = read_pod_template(*template_node, meta, meta_node, kind, ctx);
+  check_selector(*selector, t.pod.labels, b);
+  if (replicas == 0) {
+    ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
+  }
+  b.note_controller(controller_key(kind, meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  auto make = [&b, pod = std::move(t.pod), replicas, first_ordinal, c, name = meta.name, where] {
+    for (std::int64_t i = 0; i < replicas; ++i) {
+      PodSpec p = pod;
+      if (c == Controller::kStatefulSet) {
+        const std::int64_t ordinal = first_ordinal + i;
+        p.name = fmt::format("{}-{}", name, ordinal);
+        p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
+        p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
+      } else {
+        p.name = b.generate_name(name + "-");
+      }
+      b.add_pod(std::move(p), where);
+    }
+  };
+  // A ReplicaSet a read Deployment made is the Deployment's replicas again.
+  add_unless_owner_read(ctx, meta, kind, where, make);
+}
+
+// The tolerations the DaemonSet controller adds to every pod it makes (upstream
+// pkg/controller/daemon/util: AddOrUpdateDaemonPodTolerations), so node conditions and cordoning
+// do not keep a daemon off its node.
+void add_daemon_tolerations(PodSpec& p, WorldBuilder& b) {
+  struct Auto {
+    const char* key;
+    TaintEffect effect;
+  };
+  static const std::array<Auto, 6> kAuto = {{
+      {"node.kubernetes.io/not-ready", TaintEffect::kNoExecute},
+      {"node.kubernetes.io/unreachable", TaintEffect::kNoExecute},
+      {"node.kubernetes.io/disk-pressure", TaintEffect::kNoSchedule},
+      {"node.kubernetes.io/memory-pressure", TaintEffect::kNoSchedule},
+      {"node.kubernetes.io/pid-pressure", TaintEffect::kNoSchedule},
+      {"node.kubernetes.io/unschedulable", TaintEffect::kNoSchedule},
+  }};
+  for (const Auto& a : kAuto) {
+    Toleration t;
+    t.key = b.sym(a.key);
+    t.op = TolerationOp::kExists;
+    t.value = b.sym("");
+    t.effect = a.effect;
+    p.tolerations.push_back(t);
+  }
+}
+
+// Whether the DaemonSet controller would run `p` on `node`: its nodeSelector, required node
+// affinity and NoSchedule/NoExecute taints (upstream: the daemon's predicates).
+bool daemon_fits(const PodSpec& p, const NodeSpec& node, const StringPool& pool, Sym node_name) {
+  if (!node.labels.contains_all(p.node_selector)) return false;
+  const NodeView view{&node.labels, node_name};
+  if (p.affinity.required && !matches_any_term(*p.affinity.required, view, pool)) return false;
+  for (const Taint& taint : node.taints) {
+    if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
+    if (!tolerates_any(p.tolerations, taint)) return false;
+  }
+  return true;
+}
+
+// DaemonSet: one pod per matching node, pinned to it as the controller pins it (a
+// matchFields metadata.name term in every required node-affinity term). The nodes are known only
+// once every file is read, so the pods are made at the start of WorldBuilder::finalize().
+void load_daemon_set(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  ignore_all(spec, ignored_controller_spec(Controller::kDaemonSet));
+  const std::optional<YamlNode> selector = spec.opt("selector");
+  const std::optional<YamlNode> template_node = spec.opt("template");
+  spec.finish();
+  if (!selector) spec.req("selector");
+  if (!template_node) spec.req("template");
+  TemplatePod t = read_pod_template(*template_node, meta, meta_node, "DaemonSet", ctx);
+  check_selector(*selector, t.pod.labels, b);
+  add_daemon_tolerations(t.pod, b);
+  b.note_controller(controller_key("DaemonSet", meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  std::vector<std::string>* warnings = ctx.options.warnings;
+  b.before_finalize([&b, pod = std::move(t.pod), name = meta.name, where, warnings] {
+    World& w = b.world();
+    const Sym field = b.sym("metadata.name");
+    std::size_t made = 0;
+    const std::size_t nodes = w.nodes.size();
+    for (std::size_t i = 0; i < nodes; ++i) {
+      const NodeSpec& node = w.nodes[i];
+      const Sym node_name = b.sym(node.name);
+      if (!daemon_fits(pod, node, w.strings, node_name)) continue;
+      PodSpec p = pod;
+      p.name = b.generate_name(name + "-");
+      NodeSelectorRequirement pin;
+      pin.key = field;
+      pin.op = SelectorOp::kIn;
+      pin.values = {node_name};
+      if (!p.affinity.required) p.affinity.required = std::vector<NodeSelectorTerm>{{}};
+      for (NodeSelectorTerm& term : *p.affinity.required)
+        term.match_fields = {pin};
+      b.add_pod(std::move(p), where);
+      ++made;
+    }
+    if (made == 0 && warnings != nullptr) {
+      warnings->push_back(fmt::format("{}: DaemonSet '{}' matches none of the {} nodes: no pods",
+                                      where.to_string(), name, nodes));
+    }
+  });
+}
+
+// batch/v1 CronJob: a Job from spec.jobTemplate at every scheduled time strictly after the
+// CronJob's arrival (capsim.io/arrival, default 0) and before the horizon, named
+// `<name>-<minutes since time 0>` as the controller names them (minutes since the Unix epoch).
+void load_cron_job(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  const YamlNode schedule_node = spec.req("schedule");
+  CronSchedule schedule;
+  std::string error;
+  if (!CronSchedule::parse(schedule_node.str(), schedule, error)) schedule_node.fail(error);
+  if (auto tz = spec.opt("timeZone")) {
+    const std::string z = tz->str();
+    if (z != "UTC" && z != "Etc/UTC") {
+      ctx.warn(*tz, fmt::format("time zone {} is taken as UTC: capsim's clock starts at "
+                                "1970-01-01T00:00 UTC and has no time zones",
+                                z));
+    }
+  }
+  if (auto cp = spec.opt("concurrencyPolicy")) {
+    const std::string v = cp->str();
+    if (v != "Allow" && v != "Forbid" && v != "Replace") {
+      cp->fail(fmt::format("unknown concurrencyPolicy '{}'{}; use Allow, Forbid or Replace", v,
+                           did_you_mean(v, {"Allow", "Forbid", "Replace"})));
+    }
+    if (v != "Allow") {
+      ctx.warn(*cp, fmt::format("concurrencyPolicy {} is not modelled: every scheduled Job is "
+                                "created, as with Allow",
+                                v));
+    }
+  }
+  const bool suspended = spec.bool_or("suspend", false);
+  // History limits decide which finished Jobs are kept, and the starting deadline which missed
+  // schedules still run (capsim misses none).
+  for (const char* k :
+       {"successfulJobsHistoryLimit", "failedJobsHistoryLimit", "startingDeadlineSeconds"}) {
+    if (auto v = spec.opt(k)) (void)v->integer(0);
+  }
+  const YamlNode jt_node = spec.req("jobTemplate");
+  spec.finish();
+  b.note_controller(controller_key("CronJob", meta.namespace_, meta.name));
+  if (ctx.options.horizon == kEndOfTime) {
+    schedule_node.fail(
+        "a CronJob's Jobs are made over the run's horizon, and the scenario sets none: set "
+        "simulation.horizon");
+  }
+  MapReader jt = jt_node.map();
+  ObjectMeta job_meta;
+  if (auto m = jt.opt("metadata")) {
+    job_meta = parse_object_meta(*m, b, true, pod_annotations(), /*name_required=*/false);
+  }
+  job_meta.name = meta.name;
+  job_meta.generate_name = meta.generate_name;
+  job_meta.namespace_ = meta.namespace_;
+  SimAnnotations a;
+  a.add(meta, "CronJob");
+  a.add(job_meta, "jobTemplate");
+  const bool annotated = a.get(kDuration) || a.get(kLongRunning);
+  const JobSpec proto = read_job(job_meta, meta_node, jt.req("spec"), ctx, a, "CronJob");
+  jt.finish();
+  if (suspended) {
+    ctx.warn(spec_node, fmt::format("CronJob '{}' is suspended: no Jobs", meta.name));
+    if (proto.pod_template.gang != kNoGang) b.world().gangs.pop_back();
+    return;
+  }
+  constexpr std::size_t kMaxJobs = 100000;
+  bool truncated = false;
+  const std::vector<SimTime> times =
+      schedule.times(proto.arrival, ctx.options.horizon, kMaxJobs, truncated);
+  if (truncated) {
+    schedule_node.fail(
+        fmt::format("the schedule makes more than {} Jobs over the horizon", kMaxJobs));
+  }
+  const GangId proto_gang = proto.pod_template.gang;
+  const DurationRules* rules = ctx.options.durations;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    JobSpec job = proto;
+    job.name = fmt::format("{}-{}", meta.name, times[i] / kMinute);
+    job.arrival = times[i];
+    PodSpec& p = job.pod_template;
+    p.name = job.name;
+    p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
+    p.labels.set(b.sym("job-name"), b.sym(job.name));
+    if (!annotated && rules != nullptr) {
+      // One draw per Job: each run of the schedule takes its own time.
+      const DurationSubject subject{"CronJob",    meta.namespace_,    meta.name,
+                                    &meta.labels, &b.world().strings, job.queue,
+                                    job.name,     meta.generate_name};
+      if (auto d = rules->duration_for(subject)) p.duration = *d;
+    }
+    if (proto_gang != kNoGang) {
+      if (i == 0) {
+        b.world().gangs[proto_gang].name = job.name;
+      } else {
+        GangSpec g = b.world().gangs[proto_gang];
+        g.name = job.name;
+        b.world().gangs.push_back(std::move(g));
+        p.gang = static_cast<GangId>(b.world().gangs.size() - 1);
+      }
+    }
+    b.add_job(std::move(job), located(doc.node()));
+  }
+  if (times.empty()) {
+    if (proto_gang != kNoGang) b.world().gangs.pop_back();
+    ctx.warn(schedule_node, fmt::format("CronJob '{}' has no scheduled time before the horizon: "
+                                        "no Jobs",
+                                        meta.name));
+  }
 }
 
 // --- The kind table ----------------------------------------------------------------------------
@@ -823,15 +1308,36 @@ struct ListDefaults {
   std::string kind;
 };
 
+// What one load_manifest_docs call remembers across its documents: the note already given for
+// each skipped (file, group, kind), and how many documents it covers.
+struct SkipNotes {
+  struct Note {
+    std::size_t warning = 0;  // index into ManifestOptions::warnings
+    int count = 0;
+  };
+  std::map<std::string, Note> by_kind;
+
+  // Rewrites each note that covers more than one document with the count.
+  void finish(const ManifestOptions& opt) const {
+    if (opt.warnings == nullptr) return;
+    for (const auto& [key, n] : by_kind) {
+      if (n.count > 1) {
+        (*opt.warnings)[n.warning] +=
+            fmt::format(" ({} documents of this kind in the file)", n.count);
+      }
+    }
+  }
+};
+
 void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
-                      const std::optional<ListDefaults>& defaults);
+                      const std::optional<ListDefaults>& defaults, SkipNotes& notes);
 
 // Loads one document; an error reported at the document root gets the root's line (see
 // located()).
 void load_document(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
-                   const std::optional<ListDefaults>& defaults) {
+                   const std::optional<ListDefaults>& defaults, SkipNotes& notes) {
   try {
-    load_document_at(doc_node, b, opt, defaults);
+    load_document_at(doc_node, b, opt, defaults, notes);
   } catch (const InputError& e) {
     const InputLocation& w = e.where();
     if (e.kind() != InputErrorKind::kInvalid || w.line != 0 || !w.field.empty() ||
@@ -843,7 +1349,7 @@ void load_document(const YamlNode& doc_node, WorldBuilder& b, const ManifestOpti
 }
 
 void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestOptions& opt,
-                      const std::optional<ListDefaults>& defaults) {
+                      const std::optional<ListDefaults>& defaults, SkipNotes& notes) {
   MapReader doc = doc_node.map();
   const std::optional<YamlNode> api_node = doc.opt("apiVersion");
   const std::optional<YamlNode> kind_node = doc.opt("kind");
@@ -866,18 +1372,46 @@ void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestO
     std::optional<ListDefaults> item_defaults;
     if (typed_list) item_defaults = ListDefaults{api, kind.substr(0, kind.size() - 4)};
     for (const YamlNode& item : items.seq())
-      load_document(item, b, opt, item_defaults);
+      load_document(item, b, opt, item_defaults, notes);
     return;
   }
 
   // 2. Look the kind up.
   const ManifestKind* k = find_kind(opt, group, kind);
   if (k == nullptr) {
+    // 2a. Kinds capsim knows it does not model: skipped with one note per kind and file, or
+    //     refused with what to write instead.
+    if (const UnmodelledKind* u = unmodelled_kind(group, kind)) {
+      if (u->action == KindAction::kRefuse) {
+        kind_at.fail(fmt::format("{} {} {}{}{}; capsim cannot simulate a file that holds it", api,
+                                 kind, u->why, u->instead.empty() ? "" : "; ", u->instead));
+      }
+      for (const auto& [key, value] : doc_node.entries())
+        doc.ignore(key);
+      const std::string key = fmt::format("{}\n{}\n{}", kind_at.file(), group, kind);
+      SkipNotes::Note& n = notes.by_kind[key];
+      if (n.count++ == 0 && opt.warnings != nullptr) {
+        n.warning = opt.warnings->size();
+        ManifestContext ctx{b, opt, api, kind};
+        ctx.warn(kind_at, fmt::format("{} {} {}: skipped", api, kind, u->why));
+      }
+      return;
+    }
     std::vector<std::string> names;
     std::string other_group;
+    // A kind of the same name in another group is only a likely mix-up when this group is one
+    // capsim reads or a Kubernetes one; a third party's kind of the same name (e.g. a Volcano
+    // Job) is a different object, not a wrong apiVersion.
+    const bool group_is_ours =
+        group.empty() || group.find('.') == std::string::npos ||
+        (group.size() > 7 && group.compare(group.size() - 7, 7, ".k8s.io") == 0) ||
+        std::any_of(kind_table(opt).begin(), kind_table(opt).end(),
+                    [&](const ManifestKind& mk) { return mk.group == group; });
     for (const ManifestKind* known : all_kinds(opt)) {
       names.push_back(known->kind);
-      if (known->kind == kind) other_group = api_version_of(*known, known->versions.front());
+      if (known->kind == kind && group_is_ours) {
+        other_group = api_version_of(*known, known->versions.front());
+      }
     }
     if (!other_group.empty()) {
       api_at.fail(
@@ -928,9 +1462,19 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
   ObjectMeta m;
   m.node = metadata;
   if (name_required) {
-    const YamlNode n = r.req("name");
-    m.name = n.str();
-    if (m.name.empty()) n.fail("metadata.name must not be empty");
+    // metadata.generateName: the API server appends a random suffix; capsim a deterministic
+    // one (WorldBuilder::generate_name). A name, when given, wins, as upstream.
+    const std::optional<YamlNode> generate = r.opt("generateName");
+    if (!r.has("name") && generate) {
+      const std::string prefix = generate->str();
+      if (prefix.empty()) generate->fail("metadata.generateName must not be empty");
+      m.name = b.generate_name(prefix);
+      m.generate_name = prefix;
+    } else {
+      const YamlNode n = r.req("name");
+      m.name = n.str();
+      if (m.name.empty()) n.fail("metadata.name must not be empty");
+    }
   } else {
     m.name = r.str_or("name", "");
   }
@@ -958,6 +1502,23 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
       m.annotations.emplace_back(key, value);
     }
   }
+  if (auto owners = r.opt("ownerReferences")) {
+    for (const YamlNode& o : owners->seq()) {
+      MapReader om = o.map();
+      const std::string kind = om.req("kind").str();
+      const std::string name = om.req("name").str();
+      // The API server requires apiVersion and uid too; a hand-written reference may omit them,
+      // and capsim identifies an owner by kind, namespace and name.
+      if (auto av = om.opt("apiVersion")) (void)av->str();
+      om.ignore("uid");
+      (void)om.bool_or("blockOwnerDeletion", false);
+      if (om.bool_or("controller", false)) {
+        m.owner_kind = kind;
+        m.owner_name = name;
+      }
+      om.finish();
+    }
+  }
   ignore_all(r, kIgnoredMetadata);
   r.finish();
   return m;
@@ -977,6 +1538,20 @@ const ManifestKinds& core_manifest_kinds() {
       {"", "Node", {"v1"}, load_node},
       {"", "Pod", {"v1"}, load_pod},
       {"batch", "Job", {"v1"}, load_job},
+      {"batch", "CronJob", {"v1"}, load_cron_job},
+      {"apps",
+       "Deployment",
+       {"v1"},
+       [](MapReader& d, ManifestContext& c) { load_replicated(d, c, Controller::kDeployment); }},
+      {"apps",
+       "ReplicaSet",
+       {"v1"},
+       [](MapReader& d, ManifestContext& c) { load_replicated(d, c, Controller::kReplicaSet); }},
+      {"apps",
+       "StatefulSet",
+       {"v1"},
+       [](MapReader& d, ManifestContext& c) { load_replicated(d, c, Controller::kStatefulSet); }},
+      {"apps", "DaemonSet", {"v1"}, load_daemon_set},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
   };
   return kinds;
@@ -993,8 +1568,10 @@ std::vector<std::string> supported_manifest_kinds(const ManifestOptions& opt) {
 
 void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
                         const ManifestOptions& opt) {
+  SkipNotes notes;
   for (const YamlNode& d : docs)
-    load_document(d, b, opt, std::nullopt);
+    load_document(d, b, opt, std::nullopt, notes);
+  notes.finish(opt);
 }
 
 void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,

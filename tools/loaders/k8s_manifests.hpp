@@ -23,6 +23,7 @@
 namespace capsim {
 
 struct ManifestOptions;
+class DurationRules;
 
 // What a handler gets besides the document: the builder, the options, the document's apiVersion
 // and kind, and a place for warnings.
@@ -60,6 +61,12 @@ struct ManifestOptions {
   std::vector<std::string>* warnings = nullptr;
   // Handlers for this call only; they take precedence over `kinds` of the same name.
   std::vector<ManifestKind> extra_kinds;
+  // The scenario's `durations:` rules, for workloads no capsim.io/duration annotation times;
+  // nullptr: none (such a workload is an error).
+  const DurationRules* durations = nullptr;
+  // The run's horizon, over which a CronJob's schedule is expanded into Jobs; kEndOfTime when
+  // the scenario sets none (a CronJob then is an error).
+  SimDuration horizon = kEndOfTime;
   // Warn about, instead of failing on, documents of an unknown kind (e.g. a Deployment or a
   // Service in a directory of cluster manifests).
   bool skip_unknown_kinds = false;
@@ -82,6 +89,10 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
 // sets (uid, resourceVersion, creationTimestamp, managedFields, ownerReferences, ...) ignored.
 struct ObjectMeta {
   std::string name;
+  std::string generate_name;  // metadata.generateName, when `name` was made from it
+  // The ownerReference with controller: true, if any (a dump's Pod of a ReplicaSet).
+  std::string owner_kind;
+  std::string owner_name;
   std::string namespace_;
   LabelSet labels;
   std::vector<std::pair<std::string, YamlNode>> annotations;  // in file order

@@ -76,7 +76,15 @@ std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, World
     }
     for (const YamlNode& r : covered_items) {
       const std::string name = r.str();
-      if (auto p = resource_name_problem(name, ResourceScope::kNode); !p.empty()) r.fail(p);
+      // Kueue validates a covered resource as a Kubernetes qualified name (an optional
+      // DNS-subdomain prefix and '/', then a name of at most 63 characters), so `pods`, `count`
+      // or example.com/foo are all quota resources; only the syntax is checked.
+      if (auto p = label_key_problem(name); !p.empty()) {
+        r.fail(
+            fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods "
+                        "or nvidia.com/gpu): {}",
+                        name, p));
+      }
       if (auto it = resource_seen.find(name); it != resource_seen.end()) {
         r.fail(
             fmt::format("resource {} is covered twice (first at {}); a resource may be in one "

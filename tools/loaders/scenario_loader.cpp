@@ -13,6 +13,7 @@
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/device_config.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/duration_rules.hpp"
 #include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
@@ -157,7 +158,7 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
       throw InputError(InputErrorKind::kInvalid, at,
                        "MIG and sharing need GPUs (gpu: {model, count})");
     node.devices = c.devices.resolve(*model, to_model_info(*model), gpus, mig_config, strategy,
-                                     plugin_config, at);
+                                     plugin_config, at, &c.s->warnings);
   }
   if (auto v = m.opt("dra")) {
     // NVIDIA's DRA driver publishes the GPUs instead of the device plugin (docs/dra.md).
@@ -469,6 +470,7 @@ struct Load {
   std::optional<CostConfig> cost;
   std::optional<WorldBuilder> builder;
   std::optional<YamlNode> experiment;
+  DurationRules durations;
 };
 
 // 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
@@ -576,8 +578,11 @@ void read_device_configs(Load& l, MapReader& m) {
   if (auto mc = m.opt("mig_configs")) {
     for (const YamlNode& e : mc->seq()) {
       if (e.is_scalar()) {
-        for (const YamlNode& d : l.files.yaml_docs(l.c.resolve(e)))
-          l.c.devices.add_mig_parted(d);
+        if (!l.c.devices.add_mig_parted_file(l.files.yaml_docs(l.c.resolve(e)), &s.warnings)) {
+          e.fail(
+              "the file holds no mig-parted configuration (a document with mig-configs, raw or "
+              "in a ConfigMap's data)");
+        }
       } else {
         l.c.devices.add_mig_parted(e);
       }
@@ -618,12 +623,17 @@ void read_cluster(Load& l, MapReader& m) {
   if (auto cl = m.opt("cluster")) load_cluster(*cl, l.c);
 }
 
-// 6. Kubernetes manifest files, dispatched on the registry's kinds (core, Kueue, DRA).
+// 6. The durations rules, then Kubernetes manifest files, dispatched on the registry's kinds
+//    (core, Kueue, DRA).
 void read_manifests(Load& l, MapReader& m) {
+  // The `durations:` rules time the manifests' workloads that no annotation times.
+  if (auto d = m.opt("durations")) l.durations = DurationRules::parse(*d, l.s.seed);
   if (auto mf = m.opt("manifests")) {
     ManifestOptions mo;
     mo.kinds = &loader_registry().manifests;
     mo.warnings = &l.s.warnings;
+    mo.durations = &l.durations;
+    mo.horizon = l.s.sim.horizon;
     for (const YamlNode& f : mf->seq())
       load_manifest_file(l.files, l.c.resolve(f), *l.builder, mo);
   }
@@ -691,7 +701,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2

@@ -304,7 +304,37 @@ void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) cons
                              did_you_mean(p.priority_class, names)));
 }
 
+std::string WorldBuilder::generate_name(const std::string& prefix) {
+  // k8s.io/apimachinery's rand.String alphabet; the API server appends 5 of them.
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  for (;;) {
+    const std::uint64_t n = generated_count_[prefix]++;
+    // FNV-1a over prefix, a separator and the counter: stable across runs and platforms.
+    std::uint64_t h = 14695981039346656037ULL;
+    auto mix = [&h](unsigned char c) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    };
+    for (const char c : prefix)
+      mix(static_cast<unsigned char>(c));
+    mix(0);
+    for (int i = 0; i < 8; ++i)
+      mix(static_cast<unsigned char>((n >> (8 * i)) & 0xff));
+    std::string name = prefix;
+    for (int i = 0; i < 5; ++i) {
+      name += kAlphabet[h % kAlphabet.size()];
+      h /= kAlphabet.size();
+    }
+    if (generated_.insert(name).second) return name;
+  }
+}
+
 void WorldBuilder::finalize() {
+  // Expanders may register more (none do today); run until the list is drained.
+  for (std::size_t i = 0; i < expanders_.size(); ++i) {
+    auto expand = expanders_[i];
+    expand();
+  }
   for (std::size_t i = 0; i < world_->pods.size(); ++i)
     resolve_priority(world_->pods[i], pod_where_[i]);
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,24 @@ class WorldBuilder {
   // files once everything is read.
   void on_finalize(const std::string& key, std::function<void()> check);
 
+  // Runs `expand` at the start of finalize(), before priority classes are resolved, in the order
+  // registered: for objects whose pods depend on the whole cluster (a DaemonSet's pod per
+  // matching node). The pods it adds are resolved and checked like any other.
+  void before_finalize(std::function<void()> expand) { expanders_.push_back(std::move(expand)); }
+
+  // A name for an object given only metadata.generateName: `prefix` and five characters from
+  // Kubernetes' alphabet for generated names (consonants and digits that spell no word), made
+  // from the prefix and how many names this builder has made for it, so the same input gives
+  // the same names. Never returns a name it returned before.
+  std::string generate_name(const std::string& prefix);
+
+  // Workload controllers read so far, by "Kind/namespace/name": an object a read controller
+  // made (a dump's Pods of a ReplicaSet) is not added again (tools/loaders/k8s_manifests.cpp).
+  void note_controller(const std::string& key) { controllers_.insert(key); }
+  bool has_controller(const std::string& key) const { return controllers_.count(key) != 0; }
+  // True the first time `key` is passed: for one note per key.
+  bool first_time(const std::string& key) { return noted_.insert(key).second; }
+
   std::size_t node_count() const { return world_->nodes.size(); }
 
  private:
@@ -77,6 +96,11 @@ class WorldBuilder {
   std::vector<InputLocation> job_where_;
   std::vector<std::pair<std::string, std::function<void()>>> finalizers_;
   NodePricer pricer_;
+  std::vector<std::function<void()>> expanders_;
+  std::map<std::string, std::uint64_t> generated_count_;
+  std::set<std::string> generated_;
+  std::set<std::string> controllers_;
+  std::set<std::string> noted_;
 };
 
 // "file:line" for PodSpec/NodeSpec::source.
