@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -77,7 +78,7 @@ double summary_metric(const std::string& db, const std::string& metric) {
   for (const auto& [k, v] : reader.summary(*reader.latest_complete_run())) {
     if (k == metric) return v;
   }
-  return NAN;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 // The OpenCost file as sets (one per window) of allocations (name -> field -> number). The
