@@ -375,6 +375,21 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
         w.sample(name, "", s->time, get(*s));
     }
   }
+  if (!d.pool_samples.empty()) {
+    // OOM kills so far, per pool, at each pool sample time (a running count: increase() works).
+    w.family("capsim_oom_kills", "OOM kills of pods on the pool's nodes so far (cumulative).", "");
+    for (const std::string& pool : d.pool_names()) {
+      std::size_t next = 0;
+      double kills = 0;
+      for (const PoolSampleRecord* p : latest_per_time(d.pool_samples, pool)) {
+        for (; next < d.oom_kills.size() && d.oom_kills[next].first <= p->time; ++next) {
+          if (d.oom_kills[next].second == pool) kills += 1;
+        }
+        w.sample("capsim_oom_kills", fmt::format(R"(pool="{}")", label_value(pool)), p->time,
+                 kills);
+      }
+    }
+  }
   w.family("capsim_pods_pending", "Pods waiting in the scheduling queue (cluster-wide).", "");
   for (const SampleRecord* s : latest_per_time(d.samples))
     w.sample("capsim_pods_pending", "", s->time, static_cast<double>(s->pods_pending));

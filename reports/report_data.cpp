@@ -242,6 +242,15 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       }
     }
     if (!d.queue_samples.empty()) load_workload_steps(db, *run_id, d.workload_steps);
+    {
+      Statement st = db.prepare(
+          "SELECT e.time_s, coalesce(n.pool, '') FROM event e LEFT JOIN node n "
+          "ON n.run_id = e.run_id AND n.node = e.node WHERE e.run_id = ?1 AND e.kind = 'oom_kill' "
+          "ORDER BY e.seq");
+      st.bind_int64(1, *run_id);
+      while (st.step())
+        d.oom_kills.emplace_back(from_seconds(st.column_double(0)), st.column_text(1));
+    }
   } catch (const SqliteError& e) {
     throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""}, e.message());
   }

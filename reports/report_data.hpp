@@ -61,6 +61,7 @@ struct ReportData {
   std::int64_t pending_events = 0;
   std::vector<QueueSampleRow> queue_samples;  // by time, then queue, flavor, resource
   std::vector<WorkloadStep> workload_steps;   // in event order; empty without queue samples
+  std::vector<std::pair<SimTime, std::string>> oom_kills;  // (time, node's pool), in order
 
   // The summary value, NaN when absent.
   double metric(const std::string& name) const;
