@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "sim/time.hpp"
 
@@ -46,8 +48,9 @@ class Writer {
   Writer(PromFormat format, double origin, std::string run_labels)
       : format_(format), origin_(origin), run_labels_(std::move(run_labels)) {}
 
-  void family(const std::string& name, const std::string& help, const std::string& unit) {
-    out_ += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+  void family(const std::string& name, const std::string& help, const std::string& unit,
+              const char* type = "gauge") {
+    out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
     if (format_ == PromFormat::kOpenMetrics && !unit.empty()) {
       out_ += fmt::format("# UNIT {} {}\n", name, unit);
     }
@@ -107,6 +110,180 @@ struct PoolFamily {
   std::string name, help, unit;
   std::function<double(const PoolSampleRecord&)> value;
 };
+
+// Kueue's amounts are in the resource's canonical unit: cpu in cores (capsim: millicores).
+double kueue_amount(const std::string& resource, double v) {
+  return resource == "cpu" ? v / 1000.0 : v;
+}
+
+// Kueue's own series (kubernetes-sigs/kueue pkg/metrics), from the queue samples and the
+// workloads' steps, at every queue sample time: per ClusterQueue and flavor its usage and
+// nominal quota; per ClusterQueue its pending workloads (active: waiting to be tried;
+// inadmissible: its last admission attempt failed), its admitted workloads that have not
+// finished, and the histogram of admission waits (from being queued or requeued to admission)
+// with Kueue's buckets. Kueue's `cohort` label and its borrowing limits are not in the report
+// file; those are left out.
+void write_kueue_families(Writer& w, const ReportData& d) {
+  // 1. Usage and nominal quota per (ClusterQueue, flavor, resource).
+  std::map<std::string, std::vector<const QueueSampleRow*>> series;
+  for (const QueueSampleRow& q : d.queue_samples) {
+    if (q.flavor.empty()) continue;  // the sum over flavors; Kueue reports per flavor
+    series[fmt::format(R"(cluster_queue="{}",flavor="{}",resource="{}")", label_value(q.queue),
+                       label_value(q.flavor), label_value(q.resource))]
+        .push_back(&q);
+  }
+  const std::vector<std::tuple<std::string, std::string, double QueueSampleRow::*>> gauges = {
+      {"kueue_cluster_queue_resource_usage",
+       "Reports the cluster_queue's total resource usage within all the flavors (capsim: "
+       "admitted usage).",
+       &QueueSampleRow::usage},
+      {"kueue_cluster_queue_nominal_quota",
+       "Reports the cluster_queue's resource nominal quota within all the flavors.",
+       &QueueSampleRow::nominal},
+  };
+  for (const auto& [name, help, field] : gauges) {
+    w.family(name, help, "");
+    for (const auto& [labels, rows] : series) {
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i + 1 < rows.size() && rows[i + 1]->time == rows[i]->time) continue;
+        w.sample(name, labels, rows[i]->time, kueue_amount(rows[i]->resource, rows[i]->*field));
+      }
+    }
+  }
+
+  // 2. Workload counts and admission waits, replayed up to each sample time.
+  std::vector<SimTime> times;
+  std::set<std::string> queues;
+  for (const QueueSampleRow& q : d.queue_samples) {
+    if (times.empty() || times.back() != q.time) times.push_back(q.time);
+    queues.insert(q.queue);
+  }
+  // Kueue's buckets: 1, then 2.5 doubling 13 times (1, 2.5, 5, ..., 10240 s).
+  std::vector<double> bounds = {1.0};
+  for (int i = 0; i < 13; ++i)
+    bounds.push_back(2.5 * std::pow(2.0, i));
+  enum class State { kNone, kActive, kInadmissible, kAdmitted };
+  struct Workload {
+    State state = State::kNone;
+    std::string queue;
+    SimTime queued_at = 0;
+  };
+  struct Counts {
+    std::int64_t active = 0, inadmissible = 0, admitted = 0;
+    std::vector<std::int64_t> buckets;
+    std::int64_t count = 0;
+    double sum = 0;
+  };
+  std::map<std::string, Workload> workloads;
+  std::map<std::string, Counts> counts;
+  for (const std::string& q : queues)
+    counts[q].buckets.assign(bounds.size(), 0);
+  auto set_state = [&](Workload& wl, State s) {
+    if (!wl.queue.empty()) {
+      Counts& c = counts[wl.queue];
+      if (c.buckets.empty()) c.buckets.assign(bounds.size(), 0);
+      if (wl.state == State::kActive) --c.active;
+      if (wl.state == State::kInadmissible) --c.inadmissible;
+      if (wl.state == State::kAdmitted) --c.admitted;
+      if (s == State::kActive) ++c.active;
+      if (s == State::kInadmissible) ++c.inadmissible;
+      if (s == State::kAdmitted) ++c.admitted;
+    }
+    wl.state = s;
+  };
+  struct Snapshot {
+    SimTime time;
+    std::map<std::string, Counts> counts;
+  };
+  std::vector<Snapshot> snapshots;
+  std::size_t next = 0;
+  auto apply = [&](const WorkloadStep& st) {
+    Workload& wl = workloads[st.workload];
+    if (st.kind == "queued") {
+      set_state(wl, State::kNone);
+      wl.queue = st.cluster_queue;
+      wl.queued_at = st.time;
+      set_state(wl, State::kActive);
+    } else if (st.kind == "requeued") {
+      wl.queued_at = st.time;
+      set_state(wl, State::kActive);
+    } else if (st.kind == "admission-pending") {
+      if (wl.state == State::kActive) set_state(wl, State::kInadmissible);
+    } else if (st.kind == "admitted") {
+      if (wl.state == State::kAdmitted) return;  // one admission, however many events
+      if (!st.cluster_queue.empty() && st.cluster_queue != wl.queue) {
+        set_state(wl, State::kNone);
+        wl.queue = st.cluster_queue;
+      }
+      set_state(wl, State::kAdmitted);
+      Counts& c = counts[wl.queue];
+      if (c.buckets.empty()) c.buckets.assign(bounds.size(), 0);
+      // The wait the admission event states (from the workload's queue order time), else the
+      // time since it was queued or requeued.
+      const double wait = st.wait_s >= 0 ? st.wait_s : to_seconds(st.time - wl.queued_at);
+      for (std::size_t b = 0; b < bounds.size(); ++b) {
+        if (wait <= bounds[b]) ++c.buckets[b];
+      }
+      ++c.count;
+      c.sum += wait;
+    } else if (st.kind == "deactivated" || st.kind == "finished") {
+      set_state(wl, State::kNone);
+    }
+  };
+  for (SimTime t : times) {
+    while (next < d.workload_steps.size() && d.workload_steps[next].time <= t)
+      apply(d.workload_steps[next++]);
+    snapshots.push_back(Snapshot{t, counts});
+  }
+  auto cq_label = [](const std::string& q) {
+    return fmt::format(R"(cluster_queue="{}")", label_value(q));
+  };
+  w.family("kueue_pending_workloads",
+           "The number of pending workloads, per 'cluster_queue' and 'status' (active: waiting "
+           "to be tried; inadmissible: the last admission attempt failed).",
+           "");
+  for (const auto& [q, c0] : counts) {
+    for (const char* status : {"active", "inadmissible"}) {
+      for (const Snapshot& s : snapshots) {
+        const Counts& c = s.counts.count(q) ? s.counts.at(q) : c0;
+        const std::int64_t v = std::string(status) == "active" ? c.active : c.inadmissible;
+        w.sample("kueue_pending_workloads", cq_label(q) + fmt::format(R"(,status="{}")", status),
+                 s.time, static_cast<double>(std::max<std::int64_t>(0, v)));
+      }
+    }
+  }
+  w.family("kueue_admitted_active_workloads",
+           "The number of admitted Workloads that are active (unsuspended and not finished), per "
+           "'cluster_queue'.",
+           "");
+  for (const auto& [q, c0] : counts) {
+    for (const Snapshot& s : snapshots) {
+      const Counts& c = s.counts.count(q) ? s.counts.at(q) : c0;
+      w.sample("kueue_admitted_active_workloads", cq_label(q), s.time,
+               static_cast<double>(std::max<std::int64_t>(0, c.admitted)));
+    }
+  }
+  const std::string hist = "kueue_admission_wait_time_seconds";
+  w.family(hist,
+           "The time between a workload was created or requeued until admission, per "
+           "'cluster_queue'.",
+           "seconds", "histogram");
+  for (const auto& [q, c0] : counts) {
+    for (const Snapshot& s : snapshots) {
+      const auto it = s.counts.find(q);
+      if (it == s.counts.end() || it->second.buckets.empty()) continue;
+      const Counts& c = it->second;
+      for (std::size_t b = 0; b < bounds.size(); ++b) {
+        w.sample(hist + "_bucket", cq_label(q) + fmt::format(R"(,le="{:.1f}")", bounds[b]), s.time,
+                 static_cast<double>(c.buckets[b]));
+      }
+      w.sample(hist + "_bucket", cq_label(q) + R"(,le="+Inf")", s.time,
+               static_cast<double>(c.count));
+      w.sample(hist + "_sum", cq_label(q), s.time, c.sum);
+      w.sample(hist + "_count", cq_label(q), s.time, static_cast<double>(c.count));
+    }
+  }
+}
 
 }  // namespace
 
@@ -198,6 +375,21 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
         w.sample(name, "", s->time, get(*s));
     }
   }
+  if (!d.pool_samples.empty()) {
+    // OOM kills so far, per pool, at each pool sample time (a running count: increase() works).
+    w.family("capsim_oom_kills", "OOM kills of pods on the pool's nodes so far (cumulative).", "");
+    for (const std::string& pool : d.pool_names()) {
+      std::size_t next = 0;
+      double kills = 0;
+      for (const PoolSampleRecord* p : latest_per_time(d.pool_samples, pool)) {
+        for (; next < d.oom_kills.size() && d.oom_kills[next].first <= p->time; ++next) {
+          if (d.oom_kills[next].second == pool) kills += 1;
+        }
+        w.sample("capsim_oom_kills", fmt::format(R"(pool="{}")", label_value(pool)), p->time,
+                 kills);
+      }
+    }
+  }
   w.family("capsim_pods_pending", "Pods waiting in the scheduling queue (cluster-wide).", "");
   for (const SampleRecord* s : latest_per_time(d.samples))
     w.sample("capsim_pods_pending", "", s->time, static_cast<double>(s->pods_pending));
@@ -229,6 +421,7 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
       }
     }
   }
+  if (!d.queue_samples.empty()) write_kueue_families(w, d);
   return w.finish();
 }
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "reports/report_tables.hpp"
@@ -81,6 +83,61 @@ std::vector<std::pair<std::string, std::int64_t>> split_pending_reasons(const st
   }
   return out;
 }
+
+namespace {
+
+// The workloads' steps: Kueue's events, in order, and each workload's end: the last end of the
+// pods its events name, once all of them have ended.
+void load_workload_steps(SqliteDb& db, std::int64_t run_id, std::vector<WorkloadStep>& out) {
+  std::map<std::string, std::set<std::string>> pods_of;  // workload -> pods
+  Statement st = db.prepare(
+      "SELECT time_s, kind, coalesce(pod, ''), coalesce(detail, '') FROM event WHERE run_id = ?1 "
+      "AND kind IN ('queued', 'admission-pending', 'admitted', 'requeued', 'deactivated') "
+      "ORDER BY seq");
+  st.bind_int64(1, run_id);
+  const std::string head = "workload ", cq = "ClusterQueue ";
+  while (st.step()) {
+    const std::string detail = st.column_text(3);
+    const std::size_t colon = detail.find(": ");
+    if (detail.rfind(head, 0) != 0 || colon == std::string::npos) continue;
+    WorkloadStep w;
+    w.time = from_seconds(st.column_double(0));
+    w.kind = st.column_text(1);
+    w.workload = detail.substr(head.size(), colon - head.size());
+    if (const std::size_t at = detail.find(cq);
+        (w.kind == "queued" || w.kind == "admitted") && at != std::string::npos) {
+      const std::size_t from = at + cq.size();
+      w.cluster_queue = detail.substr(from, detail.find_first_of(" ,(", from) - from);
+    }
+    const std::string was = "wait time since queued was ";
+    if (const std::size_t at = detail.find(was); w.kind == "admitted" && at != std::string::npos) {
+      w.wait_s = std::strtod(detail.c_str() + at + was.size(), nullptr);
+    }
+    if (!st.column_text(2).empty()) pods_of[w.workload].insert(st.column_text(2));
+    out.push_back(std::move(w));
+  }
+  std::map<std::string, std::optional<double>> pod_end;  // nullopt: still running or pending
+  Statement pods = db.prepare("SELECT pod, end_s FROM pod WHERE run_id = ?1");
+  pods.bind_int64(1, run_id);
+  while (pods.step())
+    pod_end[pods.column_text(0)] = pods.column_optional_double(1);
+  for (const auto& [workload, names] : pods_of) {
+    std::optional<double> end = 0.0;
+    for (const std::string& p : names) {
+      const auto it = pod_end.find(p);
+      if (it == pod_end.end() || !it->second) {
+        end.reset();
+        break;
+      }
+      end = std::max(*end, *it->second);
+    }
+    if (end) out.push_back(WorkloadStep{from_seconds(*end), "finished", workload, ""});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const WorkloadStep& a, const WorkloadStep& b) { return a.time < b.time; });
+}
+
+}  // namespace
 
 ReportData load_report_data(const std::string& path, std::optional<std::int64_t> run_id) {
   RunReader reader(path);
@@ -183,6 +240,16 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
         read_row<QueueSampleRecord>(st, kQueueSampleColumns, q);
         d.queue_samples.push_back(std::move(q));
       }
+    }
+    if (!d.queue_samples.empty()) load_workload_steps(db, *run_id, d.workload_steps);
+    {
+      Statement st = db.prepare(
+          "SELECT e.time_s, coalesce(n.pool, '') FROM event e LEFT JOIN node n "
+          "ON n.run_id = e.run_id AND n.node = e.node WHERE e.run_id = ?1 AND e.kind = 'oom_kill' "
+          "ORDER BY e.seq");
+      st.bind_int64(1, *run_id);
+      while (st.step())
+        d.oom_kills.emplace_back(from_seconds(st.column_double(0)), st.column_text(1));
     }
   } catch (const SqliteError& e) {
     throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""}, e.message());

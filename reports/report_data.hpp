@@ -37,6 +37,17 @@ struct PendingReason {
   double nodes_per_event = 0;  // mean number of nodes that gave this reason
 };
 
+// A Kueue workload's step, from the run's events (runs with Kueue objects): kind is queued,
+// admission-pending, admitted, requeued, deactivated, or "finished" (its pods' last end, from the
+// pod table). Workloads are named as the events name them ("workload W: ...").
+struct WorkloadStep {
+  SimTime time = 0;
+  std::string kind;
+  std::string workload;
+  std::string cluster_queue;  // named by queued and admitted; "" on the others
+  double wait_s = -1;  // admitted: the wait the event states ("wait time since queued was Xs")
+};
+
 struct ReportData {
   std::string file;
   std::int64_t schema_version = 0;
@@ -49,6 +60,8 @@ struct ReportData {
   std::vector<PendingReason> reasons;  // most frequent first
   std::int64_t pending_events = 0;
   std::vector<QueueSampleRow> queue_samples;  // by time, then queue, flavor, resource
+  std::vector<WorkloadStep> workload_steps;   // in event order; empty without queue samples
+  std::vector<std::pair<SimTime, std::string>> oom_kills;  // (time, node's pool), in order
 
   // The summary value, NaN when absent.
   double metric(const std::string& name) const;

@@ -1,0 +1,428 @@
+#include "reports/cost_export.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <map>
+
+#include "reports/text/json.hpp"
+
+namespace capsim {
+
+namespace {
+
+constexpr std::string_view kIdle = "__idle__";
+constexpr std::string_view kUnallocated = "__unallocated__";
+
+double hours_of(SimTime a, SimTime b) {
+  return b > a ? to_hours(b - a) : 0.0;
+}
+
+// The allocation name a charge falls under for `aggregate`.
+std::string aggregate_key(const PodCharge& c, const std::string& aggregate) {
+  auto or_unallocated = [](const std::string& v) {
+    return v.empty() ? std::string(kUnallocated) : v;
+  };
+  if (aggregate == "pod") return or_unallocated(c.pod);
+  if (aggregate == "queue") return or_unallocated(c.queue);
+  if (aggregate == "node") return or_unallocated(c.node);
+  if (aggregate == "controller") return or_unallocated(c.job);
+  if (aggregate == "namespace") return or_unallocated(c.pod.empty() ? "" : c.namespace_);
+  if (aggregate.rfind("label:", 0) == 0) {
+    const auto it = c.labels.find(aggregate.substr(6));
+    return it == c.labels.end() ? std::string(kUnallocated) : or_unallocated(it->second);
+  }
+  return or_unallocated(c.pod);
+}
+
+// One OpenCost allocation being summed.
+struct Allocation {
+  std::string name;
+  SimTime first = kEndOfTime, last = 0;  // running span inside the window
+  double gpu_hours = 0, cost = 0;
+  // Properties: kept while every charge agrees, dropped (empty) when they differ.
+  std::string node, namespace_, pod, controller, queue;
+  std::map<std::string, std::string> labels;
+  bool seen = false;
+
+  void add(const PodCharge& c, SimTime from, SimTime to) {
+    auto agree = [&](std::string& have, const std::string& v) {
+      if (!seen) {
+        have = v;
+      } else if (have != v) {
+        have.clear();
+      }
+    };
+    agree(node, c.node);
+    agree(namespace_, c.pod.empty() ? "" : c.namespace_);
+    agree(pod, c.pod);
+    agree(controller, c.job);
+    agree(queue, c.queue);
+    if (!seen) {
+      labels = c.labels;
+    } else {
+      for (auto it = labels.begin(); it != labels.end();) {
+        const auto other = c.labels.find(it->first);
+        it = other == c.labels.end() || other->second != it->second ? labels.erase(it)
+                                                                    : std::next(it);
+      }
+    }
+    seen = true;
+    first = std::min(first, std::max(from, c.start));
+    last = std::max(last, std::min(to, c.end));
+    gpu_hours += c.gpu_hours_in(from, to);
+    cost += c.cost_in(from, to);
+  }
+};
+
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char ch : v) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// A FOCUS decimal: plain notation, up to 12 decimals, no trailing zeros.
+std::string decimal(double v) {
+  if (!std::isfinite(v)) return "";
+  if (std::abs(v) < 5e-13) v = 0;
+  std::string s = fmt::format("{:.12f}", v);
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+}  // namespace
+
+std::optional<SimDuration> parse_cost_window(std::string_view text) {
+  if (text.size() < 2) return std::nullopt;
+  SimDuration unit = 0;
+  switch (text.back()) {
+    case 'm':
+      unit = kMinute;
+      break;
+    case 'h':
+      unit = kHour;
+      break;
+    case 'd':
+      unit = kDay;
+      break;
+    case 'w':
+      unit = 7 * kDay;
+      break;
+    default:
+      return std::nullopt;
+  }
+  std::int64_t n = 0;
+  for (char ch : text.substr(0, text.size() - 1)) {
+    if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    n = n * 10 + (ch - '0');
+    if (n > 1'000'000) return std::nullopt;
+  }
+  if (n <= 0) return std::nullopt;
+  return n * unit;
+}
+
+bool valid_cost_aggregate(std::string_view a) {
+  if (a == "pod" || a == "queue" || a == "node" || a == "namespace" || a == "controller") {
+    return true;
+  }
+  return a.rfind("label:", 0) == 0 && a.size() > 6;
+}
+
+std::string utc_timestamp(double epoch_s) {
+  const std::time_t t = static_cast<std::time_t>(std::llround(epoch_s));
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::vector<std::pair<SimTime, SimTime>> cost_windows(const CostAllocation& a, SimDuration window,
+                                                      double origin) {
+  std::vector<std::pair<SimTime, SimTime>> out;
+  if (window <= 0) {
+    out.emplace_back(0, a.end);
+    return out;
+  }
+  // Window k covers wall-clock [k x len, (k+1) x len); simulated time t is origin + t.
+  const SimTime origin_us = from_seconds(origin);
+  const SimTime first = (origin_us / window) * window - origin_us;  // <= 0
+  for (SimTime s = first; s < a.end || out.empty(); s += window)
+    out.emplace_back(s, s + window);
+  return out;
+}
+
+std::string render_opencost(const CostAllocation& a, const CostExportOptions& o) {
+  const double origin = o.origin_epoch_s;
+  auto stamp = [&](SimTime t) { return json_quote(utc_timestamp(origin + to_seconds(t))); };
+  auto num = [](double v) { return json_number(std::abs(v) < 1e-12 ? 0.0 : v); };
+  double cluster_gpus = 0;
+  for (const NodeCharge& n : a.nodes)
+    cluster_gpus += static_cast<double>(n.gpus);
+
+  std::string out = "{\"code\":200,\"status\":\"success\",\"data\":[";
+  const auto windows = cost_windows(a, o.window, origin);
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const auto [from, to] = windows[w];
+    std::map<std::string, Allocation> set;
+    for (const PodCharge& c : a.charges) {
+      if (c.end <= from || c.start >= to) continue;
+      Allocation& al = set[aggregate_key(c, o.aggregate)];
+      al.add(c, from, to);
+    }
+    out += w ? ",{" : "{";
+    bool first_entry = true;
+    auto entry = [&](const std::string& name, const std::string& properties, SimTime start,
+                     SimTime end, double gpu_hours, double cost) {
+      const double hours = hours_of(start, end);
+      out += first_entry ? "\n" : ",\n";
+      first_entry = false;
+      out += fmt::format(
+          "{}:{{\"name\":{},\"properties\":{},\"window\":{{\"start\":{},\"end\":{}}},"
+          "\"start\":{},\"end\":{},\"minutes\":{},"
+          "\"cpuCores\":0,\"cpuCoreRequestAverage\":0,\"cpuCoreUsageAverage\":0,"
+          "\"cpuCoreHours\":0,\"cpuCost\":0,\"cpuCostAdjustment\":0,\"cpuEfficiency\":0,"
+          "\"gpuCount\":{},\"gpuHours\":{},\"gpuCost\":{},\"gpuCostAdjustment\":0,"
+          "\"networkTransferBytes\":0,\"networkReceiveBytes\":0,\"networkCost\":0,"
+          "\"networkCostAdjustment\":0,\"loadBalancerCost\":0,\"loadBalancerCostAdjustment\":0,"
+          "\"pvBytes\":0,\"pvByteHours\":0,\"pvCost\":0,\"pvCostAdjustment\":0,"
+          "\"ramBytes\":0,\"ramByteRequestAverage\":0,\"ramByteUsageAverage\":0,"
+          "\"ramByteHours\":0,\"ramCost\":0,\"ramCostAdjustment\":0,\"ramEfficiency\":0,"
+          "\"sharedCost\":0,\"externalCost\":0,\"totalCost\":{},\"totalEfficiency\":0}}",
+          json_quote(name), json_quote(name), properties, stamp(from), stamp(to), stamp(start),
+          stamp(end), num(hours * 60.0), num(hours > 0 ? gpu_hours / hours : 0.0), num(gpu_hours),
+          num(cost), num(cost));
+    };
+    double allocated_cost = 0, allocated_gpu_hours = 0;
+    for (const auto& [name, al] : set) {
+      std::string props = "{\"cluster\":" + json_quote(o.cluster);
+      auto prop = [&](const char* key, const std::string& v) {
+        if (!v.empty()) props += fmt::format(",\"{}\":{}", key, json_quote(v));
+      };
+      prop("node", al.node);
+      prop("namespace", al.namespace_);
+      prop("controller", al.controller);
+      if (!al.controller.empty()) prop("controllerKind", "job");
+      prop("pod", al.pod);
+      const std::map<std::string, std::string>& labels = al.labels;
+      if (!labels.empty()) {
+        props += ",\"labels\":{";
+        bool first = true;
+        for (const auto& [k, v] : labels) {
+          props += fmt::format("{}{}:{}", first ? "" : ",", json_quote(k), json_quote(v));
+          first = false;
+        }
+        props += "}";
+      }
+      props += "}";
+      entry(name, props, al.first, al.last, al.gpu_hours, al.cost);
+      allocated_cost += al.cost;
+      allocated_gpu_hours += al.gpu_hours;
+    }
+    if (o.idle) {
+      const SimTime s = std::max<SimTime>(from, 0), e = std::min(to, a.end);
+      const double idle_cost = std::max(0.0, a.total_in(from, to) - allocated_cost);
+      const double idle_gpu_hours =
+          std::max(0.0, cluster_gpus * hours_of(s, e) - allocated_gpu_hours);
+      entry(std::string(kIdle), "{\"cluster\":" + json_quote(o.cluster) + "}", s, e, idle_gpu_hours,
+            idle_cost);
+    }
+    out += "\n}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+const std::vector<std::string>& focus_columns() {
+  static const std::vector<std::string> columns = {
+      // FOCUS 1.2 mandatory columns.
+      "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodEnd",
+      "BillingPeriodStart", "ChargeCategory", "ChargeClass", "ChargeDescription", "ChargePeriodEnd",
+      "ChargePeriodStart", "ContractedCost", "EffectiveCost", "InvoiceIssuerName", "ListCost",
+      "PricingQuantity", "PricingUnit", "ProviderName", "PublisherName", "ServiceCategory",
+      "ServiceName",
+      // Recommended and conditional columns capsim has values for.
+      "ChargeFrequency", "ConsumedQuantity", "ConsumedUnit", "ContractedUnitPrice", "ListUnitPrice",
+      "PricingCategory", "ResourceId", "ResourceName", "ResourceType", "ServiceSubcategory",
+      "SkuId", "SkuPriceId", "SubAccountId", "SubAccountName", "Tags",
+      // capsim's own.
+      "x_Queue", "x_Pool", "x_GpuModel", "x_SharingMode", "x_Node", "x_Job", "x_Device",
+      "x_CostKind", "x_RunId", "x_Scenario"};
+  return columns;
+}
+
+std::string render_focus_csv(const CostAllocation& a, const CostExportOptions& o) {
+  const double origin = o.origin_epoch_s;
+  auto stamp = [&](SimTime t) { return utc_timestamp(origin + to_seconds(t)); };
+  const SimDuration period = o.window > 0 ? o.window : kHour;
+  const auto windows = cost_windows(a, period, origin);
+  const std::string billing_start = stamp(windows.front().first);
+  const std::string billing_end = stamp(windows.back().second);
+  const std::string account = fmt::format("capsim-run-{}", a.run.run_id);
+  const std::string scenario = a.run.scenario;
+
+  std::string out;
+  for (std::size_t i = 0; i < focus_columns().size(); ++i)
+    out += (i ? "," : "") + focus_columns()[i];
+  out += "\n";
+
+  struct Row {
+    double cost = 0, quantity = 0;
+    std::string resource_id, resource_name, resource_type, description, sku, queue, pool, model,
+        sharing, node, job, device, kind, tags;
+  };
+  auto write = [&](const Row& r, SimTime from, SimTime to) {
+    const std::string unit_price = r.quantity > 0 ? decimal(r.cost / r.quantity) : "";
+    const std::string quantity = decimal(r.quantity);
+    const std::vector<std::string> v = {decimal(r.cost),
+                                        account,
+                                        scenario,
+                                        a.currency,
+                                        billing_end,
+                                        billing_start,
+                                        "Usage",
+                                        "",  // ChargeClass: null (not a correction)
+                                        r.description,
+                                        stamp(to),
+                                        stamp(from),
+                                        decimal(r.cost),
+                                        decimal(r.cost),
+                                        "capsim",
+                                        decimal(r.cost),
+                                        quantity,
+                                        "GPU-Hours",
+                                        "capsim",
+                                        "capsim",
+                                        "Compute",
+                                        "Kubernetes",
+                                        "Usage-Based",
+                                        quantity,
+                                        "GPU-Hours",
+                                        unit_price,
+                                        unit_price,
+                                        "Standard",
+                                        r.resource_id,
+                                        r.resource_name,
+                                        r.resource_type,
+                                        "Containers",
+                                        r.sku,
+                                        r.sku + "/" + r.sharing,
+                                        r.queue.empty() ? "" : "queue/" + r.queue,
+                                        r.queue,
+                                        r.tags,
+                                        r.queue,
+                                        r.pool,
+                                        r.model,
+                                        r.sharing,
+                                        r.node,
+                                        r.job,
+                                        r.device,
+                                        r.kind,
+                                        std::to_string(a.run.run_id),
+                                        scenario};
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out += (i ? "," : "") + csv_field(v[i]);
+    out += "\n";
+  };
+
+  for (const auto& [from, to] : windows) {
+    // 1. Each charge's part of the period.
+    std::map<std::string, double> pool_cost, pool_gpu_hours;
+    for (const PodCharge& c : a.charges) {
+      if (c.end <= from || c.start >= to) continue;
+      Row r;
+      r.cost = c.cost_in(from, to);
+      r.quantity = c.gpu_hours_in(from, to);
+      r.queue = c.queue;
+      r.job = c.job;
+      if (c.pod.empty()) {
+        r.resource_id = "queue/" + c.queue;
+        r.resource_name = c.queue;
+        r.resource_type = "Kubernetes Queue";
+        r.kind = "unattributed";
+        r.sku = "unattributed";
+        r.sharing = "none";
+        r.description = fmt::format(
+            "queue {}: cost the report file cannot place on a pod (CPU-only nodes)", c.queue);
+      } else {
+        r.resource_id = "pod/" + (c.namespace_.empty() ? "" : c.namespace_ + "/") + c.pod;
+        r.resource_name = c.pod;
+        r.resource_type = "Kubernetes Pod";
+        r.kind = "allocated";
+        r.pool = c.pool;
+        r.model = c.gpu_model;
+        r.sharing = c.sharing;
+        r.node = c.node;
+        r.device = c.devices;
+        r.sku = (c.gpu_model.empty() ? "cpu" : c.gpu_model) + "/" + c.resource;
+        r.description = fmt::format("{} of {} on node {}", c.resource,
+                                    c.gpu_model.empty() ? "a CPU node" : c.gpu_model, c.node);
+        pool_cost[c.pool] += r.cost;
+        pool_gpu_hours[c.pool] += r.quantity;
+      }
+      std::string tags = "{";
+      auto tag = [&](const std::string& k, const std::string& v) {
+        if (v.empty()) return;
+        tags += (tags.size() > 1 ? "," : "") + json_quote(k) + ":" + json_quote(v);
+      };
+      tag("queue", c.queue);
+      tag("job", c.job);
+      for (const auto& [k, v] : c.labels)
+        tag(k, v);
+      r.tags = tags + "}";
+      if (r.cost == 0 && r.quantity == 0) continue;
+      write(r, std::max<SimTime>(from, 0), std::min(to, a.end));
+    }
+    // 2. Each pool's idle remainder: its nodes' cost in the period less what pods were charged.
+    //    Unattributed queue charges (pods on CPU-only nodes) have no pool: they come out of the
+    //    remainder of the pools without GPUs, where those pods ran (or of the last pool).
+    double unattributed = 0;
+    for (const PodCharge& c : a.charges) {
+      if (c.pod.empty()) unattributed += c.cost_in(from, to);
+    }
+    const std::vector<std::string> pools = a.pools();
+    for (const std::string& pool : pools) {
+      const SimTime s = std::max<SimTime>(from, 0), e = std::min(to, a.end);
+      if (e <= s) continue;
+      Row r;
+      r.cost = a.pool_total_in(pool, from, to) - pool_cost[pool];
+      r.quantity = std::max(0.0, a.gpus_in_pool(pool) * hours_of(s, e) - pool_gpu_hours[pool]);
+      r.resource_id = "pool/" + (pool.empty() ? "(none)" : pool);
+      r.resource_name = pool;
+      r.resource_type = "Kubernetes Node Pool";
+      r.kind = "idle";
+      r.pool = pool;
+      for (const NodeCharge& n : a.nodes) {
+        if (n.pool == pool) {
+          r.model = n.gpu_model;
+          r.sharing = n.sharing;
+          break;
+        }
+      }
+      r.sku = (r.model.empty() ? "cpu" : r.model) + "/idle";
+      r.description =
+          fmt::format("idle and stranded capacity of pool {}", pool.empty() ? "(none)" : pool);
+      r.tags = "{}";
+      if (unattributed > 0) {
+        const double take = std::min(unattributed, std::max(0.0, r.cost));
+        if (a.gpus_in_pool(pool) == 0 || &pool == &pools.back()) {
+          r.cost -= take;
+          unattributed -= take;
+        }
+      }
+      write(r, s, e);
+    }
+  }
+  return out;
+}
+
+}  // namespace capsim
