@@ -175,8 +175,24 @@ Cluster::Cluster(World& world) : world_(&world) {
     for (const auto& g : n.gpus) {
       if (!g.layout.mig_enabled && g.milli_used == 0) ++n.free_whole_gpus;
     }
-    refresh_quick(n);
   }
+  // The extended resource the quick copy counts: the most plentiful one (an optimisation only:
+  // which one it is changes no decision).
+  std::vector<std::int64_t> offered(world.resources.size(), 0);
+  for (const NodeInfo& n : nodes_) {
+    for (ResourceId r = 0; r < world.resources.size(); ++r) {
+      if (ResourceNames::is_scalar(r)) offered[r] += n.allocatable[r];
+    }
+  }
+  std::int64_t most = 0;
+  for (ResourceId r = 0; r < world.resources.size(); ++r) {
+    if (offered[r] > most) {
+      most = offered[r];
+      quick_device_ = r;
+    }
+  }
+  for (const NodeInfo& n : nodes_)
+    refresh_quick(n);
   shared_claims_.resize(world.dra.claims.size());
   sync_pod_table();
 }
@@ -263,12 +279,12 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   QuickNode& q = quick_[n.id];
   q.cpu = n.free(kCpu);
   q.memory = n.free(kMemory);
-  q.gpus = static_cast<std::int32_t>(n.free(kNvidiaGpu));
+  q.device = quick_device_ == kNoResource ? 0 : static_cast<std::int32_t>(n.free(quick_device_));
   q.pods = static_cast<std::int32_t>(n.free(kPods));
   q.whole_gpus = n.free_whole_gpus;
-  q.max_gpu_left = 0;
+  q.max_share_left = 0;
   for (const GpuDeviceState& g : n.gpus)
-    q.max_gpu_left = std::max(q.max_gpu_left, 1000 - g.milli_used);
+    q.max_share_left = std::max(q.max_share_left, 1000 - g.milli_used);
   q.gpu_model = n.spec->gpu_model;
   q.unschedulable = n.spec->unschedulable;
   q.hard_taints = std::any_of(n.spec->taints.begin(), n.spec->taints.end(), [](const Taint& t) {
@@ -878,12 +894,13 @@ void Cluster::check_invariants() const {
     }
     const QuickNode& q = quick_[n.id];
     CAPSIM_CHECK(
-        q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) && q.gpus == n.free(kNvidiaGpu) &&
+        q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
+            q.device == (quick_device_ == kNoResource ? 0 : n.free(quick_device_)) &&
             q.pods == n.free(kPods) && q.whole_gpus == n.free_whole_gpus &&
-            q.max_gpu_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
-                                              [](std::int32_t most, const GpuDeviceState& g) {
-                                                return std::max(most, 1000 - g.milli_used);
-                                              }),
+            q.max_share_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
+                                                [](std::int32_t most, const GpuDeviceState& g) {
+                                                  return std::max(most, 1000 - g.milli_used);
+                                                }),
         fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,

@@ -56,14 +56,15 @@ struct NodeInfo {
 
 // A compact copy of what each node has free, kept in step with NodeInfo by Cluster so that the
 // scheduler can rule out (or, when every filter can tell, accept) nodes without touching their
-// (large) NodeInfo and NodeSpec. 40 bytes a node: 5,000 nodes fit in L2.
+// (large) NodeInfo and NodeSpec. 40 bytes a node: 5,000 nodes fit in L2. Of the device
+// resources it counts one, the cluster's most plentiful (Cluster::quick_device()).
 struct QuickNode {
-  std::int64_t cpu = 0;           // allocatable - requested, millicores
-  std::int64_t memory = 0;        // bytes
-  std::int32_t gpus = 0;          // nvidia.com/gpu allocatable - requested
-  std::int32_t pods = 0;          // pods that still fit by count
-  std::int32_t whole_gpus = 0;    // physical GPUs with nothing on them
-  std::int32_t max_gpu_left = 0;  // the most milli left on any one GPU
+  std::int64_t cpu = 0;             // allocatable - requested, millicores
+  std::int64_t memory = 0;          // bytes
+  std::int32_t device = 0;          // quick_device() allocatable - requested
+  std::int32_t pods = 0;            // pods that still fit by count
+  std::int32_t whole_gpus = 0;      // physical GPUs with nothing on them
+  std::int32_t max_share_left = 0;  // the most milli left in any one GPU's share pool
   // Copies of static node facts.
   GpuModelId gpu_model = kNoGpuModel;
   bool unschedulable = false;  // cordoned
@@ -94,9 +95,9 @@ struct ClusterTotals {
   double mig_slices_unconfigured = 0;  // compute slices in no instance (stranded by the layout)
   double mig_slices_idle = 0;          // compute slices in instances nobody holds
   // Per sharing mode of the node (GpuSharing: none, mig, time-slicing, mps, share).
-  std::array<double, 5> mode_gpus{};
-  std::array<double, 5> mode_allocated{};
-  std::array<double, 5> mode_busy{};
+  std::array<double, kGpuSharingModes> mode_gpus{};
+  std::array<double, kGpuSharingModes> mode_allocated{};
+  std::array<double, kGpuSharingModes> mode_busy{};
 };
 
 class Cluster {
@@ -115,6 +116,9 @@ class Cluster {
   const PodSpec& spec(PodId p) const { return world_->pods[p]; }
   const ClusterTotals& totals() const { return totals_; }
   const std::vector<QuickNode>& quick() const { return quick_; }
+  // The extended resource QuickNode::device counts: the one with the most allocatable over all
+  // nodes when the cluster was built (the lowest id on ties); kNoResource if there is none.
+  ResourceId quick_device() const { return quick_device_; }
   std::uint64_t generation() const { return generation_; }
   const GpuModelInfo* gpu_model(const NodeInfo& n) const {
     return n.spec->gpu_model == kNoGpuModel ? nullptr : &world_->gpu_models[n.spec->gpu_model];
@@ -181,6 +185,7 @@ class Cluster {
   std::vector<NodeInfo> nodes_;
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
+  ResourceId quick_device_ = kNoResource;
   std::vector<SharedClaimState> shared_claims_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;

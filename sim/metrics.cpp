@@ -227,8 +227,9 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   put("oom_kills", static_cast<double>(oom_kills));
   // Per sharing mode of the nodes: allocated and busy GPU-hours, and how much of the mode's
   // capacity stayed unallocated (stranded capacity is part of it).
-  static constexpr const char* kModes[] = {"none", "mig", "time-slicing", "mps", "share"};
-  for (std::size_t m = 0; m < 5; ++m) {
+  static constexpr std::array<const char*, kGpuSharingModes> kModes = {
+      "none", "mig", "time-slicing", "mps", "share"};
+  for (std::size_t m = 0; m < kGpuSharingModes; ++m) {
     const double g = cluster.totals().mode_gpus[m];
     if (g <= 0) continue;
     put(fmt::format("sharing.{}.gpus", kModes[m]), g);

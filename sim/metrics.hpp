@@ -21,8 +21,8 @@ struct Integrals {
   double gpu_seconds_allocated = 0;
   double gpu_seconds_busy = 0;
   double joules = 0;
-  std::array<double, 5> mode_allocated{};  // per GpuSharing mode
-  std::array<double, 5> mode_busy{};
+  std::array<double, kGpuSharingModes> mode_allocated{};  // per GpuSharing mode
+  std::array<double, kGpuSharingModes> mode_busy{};
   double mig_slice_seconds_total = 0;
   double mig_slice_seconds_unconfigured = 0;        // compute slices in no instance
   double mig_slice_seconds_idle = 0;                // in instances nobody held

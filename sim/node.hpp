@@ -21,6 +21,7 @@ inline constexpr GpuModelId kNoGpuModel = 0xffff;
 // How a node's GPUs are offered to pods, in one word for reports; the details are in
 // NodeSpec::devices.
 enum class GpuSharing : std::uint8_t { kNone, kMig, kTimeSlicing, kMps, kShare };
+inline constexpr std::size_t kGpuSharingModes = 5;  // per-mode arrays are this long
 
 struct NodeSpec {
   std::string name;

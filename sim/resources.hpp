@@ -25,6 +25,7 @@ inline constexpr ResourceId kEphemeralStorage = 2;
 inline constexpr ResourceId kPods = 3;
 inline constexpr ResourceId kNvidiaGpu = 4;
 inline constexpr std::size_t kFixedResources = 5;
+inline constexpr ResourceId kNoResource = 0xff;  // no resource (ids stay below kMaxResources)
 
 // Kubernetes' defaults for containers that request no cpu or memory, used by the scoring
 // strategies (schedutil.DefaultMilliCPURequest / DefaultMemoryRequest).

@@ -67,7 +67,7 @@ fw::Status GpuDevices::filter(const fw::CycleState& /*state*/, const PodSpec& po
 }
 
 bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_t count,
-                          std::vector<std::uint16_t>& out) {
+                          std::vector<Holding>& out) {
   // The free whole-GPU unit of each GPU, if any.
   const auto ngpus = static_cast<std::int32_t>(node.gpus.size());
   std::vector<std::int32_t> unit_of(static_cast<std::size_t>(ngpus), -1);
@@ -87,7 +87,8 @@ bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_
         free = unit_of[static_cast<std::size_t>(g)] >= 0;
       if (free) {
         for (std::int32_t g = start; g < start + count; ++g) {
-          out.push_back(static_cast<std::uint16_t>(unit_of[static_cast<std::size_t>(g)]));
+          out.push_back(
+              replica_of(node, static_cast<std::uint16_t>(unit_of[static_cast<std::size_t>(g)])));
         }
         return true;
       }
@@ -96,7 +97,8 @@ bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_
   std::int32_t got = 0;
   for (std::int32_t g = 0; g < ngpus && got < count; ++g) {
     if (unit_of[static_cast<std::size_t>(g)] >= 0) {
-      out.push_back(static_cast<std::uint16_t>(unit_of[static_cast<std::size_t>(g)]));
+      out.push_back(
+          replica_of(node, static_cast<std::uint16_t>(unit_of[static_cast<std::size_t>(g)])));
       ++got;
     }
   }
@@ -145,12 +147,9 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
       }
     }
     if (!shared && sample->instance < 0) {
-      std::vector<std::uint16_t> units;
-      if (!pick_whole_gpu_units(node, r, count, units)) {
+      if (!pick_whole_gpu_units(node, r, count, placement.holdings)) {
         return fw::Status::unschedulable(insufficient_devices_[r]);
       }
-      for (std::uint16_t u : units)
-        placement.holdings.push_back(replica_of(node, u));
       continue;
     }
     // MIG instances (pack) or shared replicas (spread): rank the candidate units.

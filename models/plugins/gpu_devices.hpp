@@ -47,9 +47,9 @@ class GpuDevices final : public fw::Plugin,
 };
 
 // Picks `count` free whole-GPU units on `node`: an aligned power-of-two block of GPUs if one is
-// free, else the lowest free indices. Appends unit indices; false if fewer are free.
+// free, else the lowest free indices. Appends one replica of each; false if fewer are free.
 bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_t count,
-                          std::vector<std::uint16_t>& out);
+                          std::vector<Holding>& out);
 // Units of `resource` a pod could still take on `node` (replicas left; whole GPUs only if no
 // GPU-share pod is on them).
 std::int32_t free_units(const NodeInfo& node, ResourceId resource);

@@ -93,22 +93,37 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
   return st;
 }
 
-bool NodeResourcesFit::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
-                                         fw::QuickRequirement& req) const {
+namespace {
+// Fills `req` with the pod's requests of the resources the QuickNode copy has; false if it asks
+// for another (checked) one.
+bool copy_requests(const PodSpec& pod, const std::array<bool, kMaxResources>& ignored,
+                   fw::QuickRequirement& req) {
+  bool all = true;
   req.pods = 1;
   for (const auto& [r, want] : pod.requests.items) {
-    if (want <= 0 || r == kPods || ignored_[r]) continue;
+    if (want <= 0 || r == kPods || ignored[r]) continue;
     if (r == kCpu) {
       req.cpu = want;
     } else if (r == kMemory) {
       req.memory = want;
-    } else if (r == kNvidiaGpu) {
-      req.gpus = static_cast<std::int32_t>(std::min<std::int64_t>(want, INT32_MAX));
+    } else if (r == req.device_resource) {
+      req.device = static_cast<std::int32_t>(std::min<std::int64_t>(want, INT32_MAX));
     } else {
-      return false;  // not in the copy: filter() decides
+      all = false;  // not in the copy: filter() decides
     }
   }
-  return true;
+  return all;
+}
+}  // namespace
+
+void NodeResourcesFit::quick_necessary(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                       fw::QuickRequirement& req) const {
+  copy_requests(pod, ignored_, req);
+}
+
+bool NodeResourcesFit::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                         fw::QuickRequirement& req) const {
+  return copy_requests(pod, ignored_, req);
 }
 
 namespace {

@@ -60,10 +60,10 @@ class NodeResourcesFit final : public fw::Plugin,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
-  fw::QuickChecks quick_checks() const override {
-    return {!ignored_[kCpu] && !ignored_[kMemory] && !ignored_[kNvidiaGpu]};
-  }
-  // Exact when the pod asks only for cpu, memory and nvidia.com/gpu: those and a pod slot.
+  // A pod slot and the requests of the copy's resources (cpu, memory, its device) it checks.
+  void quick_necessary(const fw::CycleState& state, const PodSpec& pod,
+                       fw::QuickRequirement& req) const override;
+  // Exact when the pod asks only for resources the copy has: those and a pod slot.
   bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,
                          fw::QuickRequirement& req) const override;
   const NodeResourcesFitArgs& args() const { return args_; }

@@ -45,6 +45,12 @@ fw::Status OpenGpuShare::filter(const fw::CycleState& /*state*/, const PodSpec& 
   return fw::Status::success();
 }
 
+void OpenGpuShare::quick_necessary(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                   fw::QuickRequirement& req) const {
+  if (pod.gpu_count > 0 && pod.gpu_milli == 0) req.whole_gpus = pod.gpu_count;
+  if (pod.gpu_count == 0 && pod.gpu_milli > 0) req.share_left = pod.gpu_milli;
+}
+
 bool OpenGpuShare::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
                                      fw::QuickRequirement& req) const {
   if (pod.gpu_count == 0 && pod.gpu_milli == 0) return true;  // passes everywhere
@@ -53,7 +59,7 @@ bool OpenGpuShare::quick_requirement(const fw::CycleState& /*state*/, const PodS
   if (pod.gpu_count > 0) {
     req.whole_gpus = pod.gpu_count;
   } else {
-    req.gpu_share = pod.gpu_milli;
+    req.share_left = pod.gpu_milli;
   }
   return true;
 }

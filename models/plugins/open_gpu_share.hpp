@@ -39,7 +39,8 @@ class OpenGpuShare final : public fw::Plugin,
                      fw::Placement& placement) override;
   // Whole-GPU pods need that many fully free GPUs; a share needs one GPU with that much left;
   // with the node's GPU model allowed, that is also enough.
-  fw::QuickChecks quick_checks() const override { return {false, true, true}; }
+  void quick_necessary(const fw::CycleState& state, const PodSpec& pod,
+                       fw::QuickRequirement& req) const override;
   bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,
                          fw::QuickRequirement& req) const override;
 

@@ -28,12 +28,7 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
     pre_filter_.emplace_back(i, as<PreFilterPlugin>(*cfg_.plugins[i], "PreFilter"));
   for (std::size_t i : cfg_.filter) {
     filter_.emplace_back(i, as<FilterPlugin>(*cfg_.plugins[i], "Filter"));
-    const QuickChecks q = filter_.back().second->quick_checks();
-    quick_.resources = quick_.resources || q.resources;
-    quick_.whole_gpus = quick_.whole_gpus || q.whole_gpus;
-    quick_.gpu_share = quick_.gpu_share || q.gpu_share;
   }
-  if (!cfg_.use_quick_checks) quick_ = QuickChecks{};
   for (std::size_t i : cfg_.post_filter)
     post_filter_.emplace_back(i, as<PostFilterPlugin>(*cfg_.plugins[i], "PostFilter"));
   for (std::size_t i : cfg_.pre_score)
@@ -76,15 +71,22 @@ Status Framework::run_pre_filter(CycleState& state, const PodSpec& pod,
   return Status::success();
 }
 
-void Framework::prepare_quick(const CycleState& state, const PodSpec& pod) const {
+void Framework::prepare_quick(const CycleState& state, const PodSpec& pod,
+                              ResourceId device) const {
+  QuickRequirement blank;
+  blank.device_resource = device;
   quick_known_.assign(filter_.size(), 0);
-  quick_req_.assign(filter_.size(), QuickRequirement{});
-  quick_combined_ = QuickRequirement{};
+  quick_req_.assign(filter_.size(), blank);
+  quick_necessary_ = blank;
+  quick_combined_ = blank;
   quick_all_ = cfg_.use_quick_checks;
   if (!cfg_.use_quick_checks) return;
   for (std::size_t k = 0; k < filter_.size(); ++k) {
     auto [i, p] = filter_[k];
     if (state.skip_filter().test(i)) continue;
+    QuickRequirement needed = blank;
+    p->quick_necessary(state, pod, needed);
+    quick_necessary_.merge(needed);  // two model lists: the first stays, still necessary
     if (p->quick_requirement(state, pod, quick_req_[k])) {
       quick_known_[k] = 1;
       quick_all_ = quick_all_ && quick_combined_.merge(quick_req_[k]);

@@ -58,12 +58,14 @@ class Framework {
   // PreFilter: runs every PreFilter plugin; a Skip marks the plugin's Filter as skipped for this
   // cycle. Returns the first rejection (with `plugin` set) or success.
   Status run_pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) const;
-  // The union of the enabled Filter plugins' quick checks.
-  const QuickChecks& quick_checks() const { return quick_; }
-
   // Asks the Filter plugins that run for this cycle's pod (after PreFilter) what a QuickNode must
-  // show for them to accept; run once per cycle before quick_feasible() and run_filters(quick).
-  void prepare_quick(const CycleState& state, const PodSpec& pod) const;
+  // show for them to accept (necessary) and what is enough (sufficient); `device` is the
+  // resource QuickNode::device counts. Run once per cycle before quick_necessary(),
+  // quick_feasible() and run_filters(quick).
+  void prepare_quick(const CycleState& state, const PodSpec& pod, ResourceId device) const;
+  // What every filter that runs needs of a node's copy: one that does not meet it is rejected
+  // (so it is infeasible; no plugin needs calling). Used only with use_quick_checks.
+  const QuickRequirement& quick_necessary() const { return quick_necessary_; }
   // Every filter accepts a node with this copy (so it is feasible; no plugin needs calling).
   bool quick_feasible(const QuickNode& node) const {
     return quick_all_ && quick_combined_.met_by(node);
@@ -102,11 +104,12 @@ class Framework {
   std::vector<std::pair<std::size_t, ReservePlugin*>> reserve_;
   std::vector<std::pair<std::size_t, BindPlugin*>> bind_;
   mutable std::vector<std::int64_t> scratch_;
-  QuickChecks quick_;
-  // Per cycle (prepare_quick): per filter_ entry, whether it stated a requirement and which; and
-  // all of them merged, valid when every running filter stated one.
+  // Per cycle (prepare_quick): what every running filter needs, merged; per filter_ entry,
+  // whether it stated a sufficient requirement and which; and all of those merged, valid when
+  // every running filter stated one.
   mutable std::vector<std::uint8_t> quick_known_;
   mutable std::vector<QuickRequirement> quick_req_;
+  mutable QuickRequirement quick_necessary_;
   mutable QuickRequirement quick_combined_;
   mutable bool quick_all_ = false;
 };

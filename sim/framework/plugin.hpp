@@ -80,48 +80,49 @@ class PreFilterPlugin {
   virtual Status pre_filter(CycleState& state, const PodSpec& pod, const Snapshot& snap) = 0;
 };
 
-// Necessary conditions a Filter plugin guarantees, which the scheduler can test on the compact
-// QuickNode copy before running the plugins: a node failing one of them would certainly be
-// rejected by that plugin. They only skip work; which nodes are feasible and in what order does
-// not change.
-struct QuickChecks {
-  bool resources = false;   // cpu, memory, nvidia.com/gpu and the pod count must fit
-  bool whole_gpus = false;  // a whole-GPU pod needs that many physical GPUs free
-  bool gpu_share = false;   // a GPU-share pod needs one GPU with at least its share left
-};
-
-// What a node's QuickNode must show for a Filter plugin to accept it, for one pod: thresholds on
-// the copy's fields. A plugin that can say sets the fields it cares about (once per pod), and
-// the scheduler then needs neither the plugin nor the node's NodeInfo to know the verdict on a
-// node that meets them. Fields left at their defaults require nothing.
+// Thresholds on a node's QuickNode copy, for one pod, that a Filter plugin states so the
+// scheduler can judge nodes without the plugin or the node's NodeInfo. A plugin states them in
+// two senses (FilterPlugin below): necessary (a node that does not meet them is rejected) and
+// sufficient (a node that meets them is accepted). Either only skips work: which nodes are
+// feasible, in what order, and every message stay as the plugins would say. Fields left at
+// their defaults require nothing. The copy names no resource but cpu and memory: `device`
+// counts the resource `device_resource`, which the framework sets before asking (the cluster's
+// Cluster::quick_device()); a plugin may only use `device` for a pod's request of that one.
 struct QuickRequirement {
+  ResourceId device_resource = kNoResource;  // set by the framework, read by plugins
   std::int64_t cpu = 0;
   std::int64_t memory = 0;
-  std::int32_t gpus = 0;                            // nvidia.com/gpu free
+  std::int32_t device = 0;                          // device_resource free
   std::int32_t pods = 0;                            // pod slots free
   std::int32_t whole_gpus = 0;                      // physical GPUs free
-  std::int32_t gpu_share = 0;                       // milli left on the emptiest GPU
+  std::int32_t share_left = 0;                      // milli left in the emptiest GPU's pool
   bool schedulable = false;                         // not cordoned
   bool untainted = false;                           // no NoSchedule/NoExecute taint
   bool has_gpus = false;                            // a GPU model at all
   const std::vector<GpuModelId>* models = nullptr;  // the node's model must be listed
 
   bool met_by(const QuickNode& q) const {
-    return q.cpu >= cpu && q.memory >= memory && q.gpus >= gpus && q.pods >= pods &&
-           q.whole_gpus >= whole_gpus && q.max_gpu_left >= gpu_share &&
-           !(schedulable && q.unschedulable) && !(untainted && q.hard_taints) &&
-           !(has_gpus && q.gpu_model == kNoGpuModel) &&
-           (models == nullptr ||
-            std::find(models->begin(), models->end(), q.gpu_model) != models->end());
+    // Amounts first, then flags: the common rejections are cheap and branch-light.
+    const bool amounts = (q.cpu >= cpu) & (q.memory >= memory) & (q.device >= device) &
+                         (q.pods >= pods) & (q.whole_gpus >= whole_gpus) &
+                         (q.max_share_left >= share_left);
+    if (!amounts) return false;
+    if ((schedulable && q.unschedulable) || (untainted && q.hard_taints) ||
+        (has_gpus && q.gpu_model == kNoGpuModel)) {
+      return false;
+    }
+    return models == nullptr ||
+           std::find(models->begin(), models->end(), q.gpu_model) != models->end();
   }
-  // Adds `o`'s conditions; false if they cannot be expressed together (two model lists).
+  // Adds `o`'s conditions; false if they cannot be expressed together (two model lists: the
+  // first is kept, so a merged necessary requirement stays necessary).
   bool merge(const QuickRequirement& o) {
     cpu = std::max(cpu, o.cpu);
     memory = std::max(memory, o.memory);
-    gpus = std::max(gpus, o.gpus);
+    device = std::max(device, o.device);
     pods = std::max(pods, o.pods);
     whole_gpus = std::max(whole_gpus, o.whole_gpus);
-    gpu_share = std::max(gpu_share, o.gpu_share);
+    share_left = std::max(share_left, o.share_left);
     schedulable = schedulable || o.schedulable;
     untainted = untainted || o.untainted;
     has_gpus = has_gpus || o.has_gpus;
@@ -138,7 +139,10 @@ class FilterPlugin {
   virtual ~FilterPlugin() = default;
   virtual Status filter(const CycleState& state, const PodSpec& pod,
                         const NodeInfo& node) const = 0;
-  virtual QuickChecks quick_checks() const { return {}; }
+  // For this pod: fills `req` with conditions every node that filter() accepts meets (so a node
+  // that does not meet them is rejected without calling the plugin).
+  virtual void quick_necessary(const CycleState& /*state*/, const PodSpec& /*pod*/,
+                               QuickRequirement& /*req*/) const {}
   // For this pod: fills `req` so that filter() accepts every node whose QuickNode meets it, and
   // returns true; false if the plugin cannot tell from the copy (then it is always called).
   virtual bool quick_requirement(const CycleState& /*state*/, const PodSpec& /*pod*/,

@@ -132,7 +132,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     return fail({});
   }
 
-  fw_->prepare_quick(state_, spec);
+  fw_->prepare_quick(state_, spec, cluster_->quick_device());
   quick_ready_ = true;
 
   // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
@@ -150,23 +150,13 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   if (feasible_.empty() && num_nodes > 0) {
     const std::int32_t to_find =
         num_feasible_nodes_to_find(fw_->config().percentage_of_nodes_to_score, num_nodes);
-    const QuickChecks& qc = fw_->quick_checks();
-    const std::int64_t want_cpu = spec.requests.get(kCpu);
-    const std::int64_t want_mem = spec.requests.get(kMemory);
-    const std::int64_t want_gpu = spec.requests.get(kNvidiaGpu);
-    const bool whole_gpu_pod = spec.gpu_count > 0 && spec.gpu_milli == 0;
-    const bool share_pod = spec.gpu_count == 0 && spec.gpu_milli > 0;
     const auto& quick = cluster_->quick();
+    // A local copy of what every filter needs, so the loop keeps it in registers.
+    const bool quick_on = fw_->config().use_quick_checks;
+    const QuickRequirement needed = fw_->quick_necessary();
     auto quick_reject = [&](NodeId id) {
-      if (!nominated_by_node_.empty() && nominated_by_node_.count(id)) return false;
-      const QuickNode& q = quick[id];
-      if (qc.resources &&
-          ((want_cpu > 0 && want_cpu > q.cpu) || (want_mem > 0 && want_mem > q.memory) ||
-           (want_gpu > 0 && want_gpu > q.gpus) || q.pods < 1)) {
-        return true;
-      }
-      return (qc.whole_gpus && whole_gpu_pod && q.whole_gpus < spec.gpu_count) ||
-             (qc.gpu_share && share_pod && q.max_gpu_left < spec.gpu_milli);
+      if (!quick_on || (!nominated_by_node_.empty() && nominated_by_node_.count(id))) return false;
+      return !needed.met_by(quick[id]);
     };
     // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
     // (nodes with nominated pods never take a quick path).

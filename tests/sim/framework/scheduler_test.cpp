@@ -184,6 +184,61 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
   }
 }
 
+TEST_CASE("the quick copy counts whichever extended resource is most plentiful, not only GPUs") {
+  // Nodes offer more of an FPGA resource than GPUs, so the copy tracks FPGAs; pods asking for
+  // FPGAs, GPUs or both must still get the same decisions and messages with and without it.
+  auto build = [&](bool quick) {
+    auto r = std::make_unique<Rig>();
+    RandomStream rng(5, "quick-device-test");
+    for (int i = 0; i < 200; ++i) {
+      auto nb = r->tw.node("n" + std::to_string(i)).cpu("64").memory("256Gi");
+      nb.resource("example.com/fpga", static_cast<std::int64_t>(8 + rng.below(8)));
+      if (rng.below(2) != 0) nb.gpus(static_cast<std::int32_t>(1u << rng.below(4)));
+      nb.add();
+    }
+    for (int i = 0; i < 700; ++i) {
+      auto pb = r->tw.pod("p" + std::to_string(i)).cpu(std::to_string(1 + rng.below(8)));
+      pb.memory("1Gi");
+      if (rng.below(3) != 0)
+        pb.resource("example.com/fpga", static_cast<std::int64_t>(1 + rng.below(8)));
+      if (rng.below(3) == 0) pb.gpus(static_cast<std::int32_t>(1u << rng.below(3)));
+      pb.add();
+    }
+    r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
+    auto cfg = build_builtin_profile("default-scheduler", *r->ctx).config;
+    cfg.use_quick_checks = quick;
+    r->fw = std::make_unique<fw::Framework>(std::move(cfg));
+    r->cluster = std::make_unique<Cluster>(r->tw.world());
+    r->sched =
+        std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+    return r;
+  };
+  auto fast = build(true);
+  auto slow = build(false);
+  REQUIRE(fast->cluster->quick_device() == *fast->tw.world().resources.find("example.com/fpga"));
+  int placed = 0, failed = 0;
+  for (PodId p = 0; p < 700; ++p) {
+    auto a = fast->sched->schedule_one(p);
+    auto b = slow->sched->schedule_one(p);
+    REQUIRE(a.outcome == b.outcome);
+    CHECK(a.placement.node == b.placement.node);
+    CHECK(a.placement.holdings == b.placement.holdings);
+    CHECK(a.message == b.message);
+    CHECK(a.evaluated_nodes == b.evaluated_nodes);
+    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+      fast->cluster->bind(p, a.placement.node, a.placement.holdings);
+      slow->cluster->bind(p, b.placement.node, b.placement.holdings);
+      fast->cluster->pod(p).phase = PodPhase::kRunning;
+      ++placed;
+    } else {
+      ++failed;
+    }
+  }
+  fast->cluster->check_invariants();  // the copy's FPGA count is kept in step
+  CHECK(placed > 100);
+  CHECK(failed > 10);
+}
+
 TEST_CASE("quick checks and quick accepts change no decision or message under the FGD profiles") {
   // The FGD study's profiles let every filter accept nodes from the QuickNode copy; with and
   // without the quick paths, placements, GPUs and failure messages must be identical, on nodes
