@@ -16,7 +16,12 @@
 namespace capsim {
 
 using ResourceId = std::uint8_t;
-inline constexpr std::size_t kMaxResources = 40;
+// Distinct resource names in one run. 128 holds every MIG profile name of every MIG-capable GPU
+// in the catalog under the mixed strategy (39), with their time-sliced ".shared" names and room
+// for extended resources, at 1 KiB per ResourceVec (5 per node). ResourceId is a byte, and
+// kNoResource (0xff) stays out of range.
+inline constexpr std::size_t kMaxResources = 128;
+static_assert(kMaxResources < 0xff);
 
 // Ids fixed in every run.
 inline constexpr ResourceId kCpu = 0;

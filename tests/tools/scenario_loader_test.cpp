@@ -258,3 +258,29 @@ TEST_CASE("a scenario's profile set lists its own profiles, then the built-in on
   CHECK(s.profiles.contains("mine"));
   CHECK(!s.profiles.contains("nope"));
 }
+
+TEST_CASE("a fleet of every MIG-capable catalog model in mixed strategy fits one run") {
+  // Mixed strategy interns every MIG profile name a GPU could be re-laid out into: over the
+  // seven MIG-capable models that is 39 names beside the fixed five, more than the 40 distinct
+  // resource names a run once had room for.
+  Dir d;
+  std::string text = "name: seven\ncluster:\n  pools:\n";
+  const char* models[] = {"A100-40GB",  "A100-80GB", "H100-80GB", "H100-NVL-94GB",
+                          "H200-141GB", "B200",      "GB200"};
+  for (const char* m : models) {
+    text += std::string("    - {name: ") + m + ", count: 1, gpu: {model: " + m +
+            ", count: 8}, cpu: 64, memory: 512Gi, mig: {config: all-balanced, strategy: "
+            "mixed}}\n";
+  }
+  text +=
+      "workload:\n  synthetic:\n    tenants:\n"
+      "      - {name: t, rate_per_hour: 5, gpus: 1, gpu_resource: nvidia.com/mig-1g.10gb, "
+      "duration: 10m}\n";
+  const Scenario s = load_scenario(d.write("seven.yaml", text), {});
+  std::size_t mig_names = 0;
+  for (ResourceId r = 0; r < s.world->resources.size(); ++r)
+    mig_names += s.world->resources.name(r).rfind("nvidia.com/mig-", 0) == 0 ? 1u : 0u;
+  CHECK(mig_names >= 39);
+  CHECK(s.world->resources.size() > 40);
+  CHECK(s.world->nodes.size() == 7);
+}
