@@ -128,6 +128,33 @@ TEST_CASE("with many nodes the scheduler stops after enough feasible nodes and r
   CHECK(b.placement.node == 420);
 }
 
+namespace {
+// Schedules pods 0..count-1 on both rigs, binding each where it lands; outcomes, placements,
+// messages and feasible-node counts must agree, and with `same_evaluated` so must the nodes
+// evaluated. Returns how many pods were placed and how many failed.
+std::pair<int, int> expect_same_decisions(Rig& fast, Rig& slow, PodId count, bool same_evaluated) {
+  int placed = 0, failed = 0;
+  for (PodId p = 0; p < count; ++p) {
+    auto a = fast.sched->schedule_one(p);
+    auto b = slow.sched->schedule_one(p);
+    REQUIRE(a.outcome == b.outcome);
+    CHECK(a.placement.node == b.placement.node);
+    CHECK(a.placement.holdings == b.placement.holdings);
+    CHECK(a.message == b.message);
+    CHECK(a.feasible_nodes == b.feasible_nodes);
+    if (same_evaluated) CHECK(a.evaluated_nodes == b.evaluated_nodes);
+    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+      fast.cluster->bind(p, a.placement.node, a.placement.holdings);
+      slow.cluster->bind(p, b.placement.node, b.placement.holdings);
+      ++placed;
+    } else {
+      ++failed;
+    }
+  }
+  return {placed, failed};
+}
+}  // namespace
+
 TEST_CASE("quick checks skip work without changing any decision or message") {
   // Two schedulers over identical random clusters, one with quick checks and one without,
   // must agree on every placement, every failure message and every rotation of the start index.
@@ -162,23 +189,7 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
     };
     auto fast = build(true);
     auto slow = build(false);
-    int placed = 0, failed = 0;
-    for (PodId p = 0; p < 600; ++p) {
-      auto a = fast->sched->schedule_one(p);
-      auto b = slow->sched->schedule_one(p);
-      REQUIRE(a.outcome == b.outcome);
-      CHECK(a.placement.node == b.placement.node);
-      CHECK(a.placement.holdings == b.placement.holdings);
-      CHECK(a.message == b.message);
-      CHECK(a.evaluated_nodes == b.evaluated_nodes);
-      if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-        fast->cluster->bind(p, a.placement.node, a.placement.holdings);
-        slow->cluster->bind(p, b.placement.node, b.placement.holdings);
-        ++placed;
-      } else {
-        ++failed;
-      }
-    }
+    const auto [placed, failed] = expect_same_decisions(*fast, *slow, 600, true);
     CHECK(placed > 100);  // the comparison covered both outcomes
     CHECK(failed > 10);
   }
@@ -216,25 +227,10 @@ TEST_CASE("the quick copy counts whichever extended resource is most plentiful, 
   auto fast = build(true);
   auto slow = build(false);
   REQUIRE(fast->cluster->quick_device() == *fast->tw.world().resources.find("example.com/fpga"));
-  int placed = 0, failed = 0;
-  for (PodId p = 0; p < 700; ++p) {
-    auto a = fast->sched->schedule_one(p);
-    auto b = slow->sched->schedule_one(p);
-    REQUIRE(a.outcome == b.outcome);
-    CHECK(a.placement.node == b.placement.node);
-    CHECK(a.placement.holdings == b.placement.holdings);
-    CHECK(a.message == b.message);
-    CHECK(a.evaluated_nodes == b.evaluated_nodes);
-    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-      fast->cluster->bind(p, a.placement.node, a.placement.holdings);
-      slow->cluster->bind(p, b.placement.node, b.placement.holdings);
-      fast->cluster->pod(p).phase = PodPhase::kRunning;
-      ++placed;
-    } else {
-      ++failed;
-    }
-  }
-  fast->cluster->check_invariants();  // the copy's FPGA count is kept in step
+  const auto [placed, failed] = expect_same_decisions(*fast, *slow, 700, true);
+  const ResourceId fpga = fast->cluster->quick_device();
+  for (const NodeInfo& n : fast->cluster->nodes())  // the copy's FPGA count kept in step
+    CHECK(fast->cluster->quick()[n.id].device == n.free(fpga));
   CHECK(placed > 100);
   CHECK(failed > 10);
 }
@@ -286,23 +282,7 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
     };
     auto fast = build(true);
     auto slow = build(false);
-    int placed = 0, failed = 0;
-    for (PodId p = 0; p < 700; ++p) {
-      auto a = fast->sched->schedule_one(p);
-      auto b = slow->sched->schedule_one(p);
-      REQUIRE(a.outcome == b.outcome);
-      CHECK(a.placement.node == b.placement.node);
-      CHECK(a.placement.holdings == b.placement.holdings);
-      CHECK(a.message == b.message);
-      CHECK(a.feasible_nodes == b.feasible_nodes);
-      if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-        fast->cluster->bind(p, a.placement.node, a.placement.holdings);
-        slow->cluster->bind(p, b.placement.node, b.placement.holdings);
-        ++placed;
-      } else {
-        ++failed;
-      }
-    }
+    const auto [placed, failed] = expect_same_decisions(*fast, *slow, 700, false);
     CHECK(placed > 100);
     CHECK(failed > 10);
   }
