@@ -43,6 +43,7 @@ struct Allocation {
   std::string name;
   SimTime first = kEndOfTime, last = 0;  // running span inside the window
   double gpu_hours = 0, cost = 0;
+  double cpu_cost = 0;  // the part of `cost` charged on nodes without GPUs (by requested CPU)
   // Properties: kept while every charge agrees, dropped (empty) when they differ.
   std::string node, namespace_, pod, controller, queue;
   std::map<std::string, std::string> labels;
@@ -74,7 +75,9 @@ struct Allocation {
     first = std::min(first, std::max(from, c.start));
     last = std::max(last, std::min(to, c.end));
     gpu_hours += c.gpu_hours_in(from, to);
-    cost += c.cost_in(from, to);
+    const double in_window = c.cost_in(from, to);
+    cost += in_window;
+    if (c.resource == "cpu") cpu_cost += in_window;
   }
 };
 
@@ -182,7 +185,7 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
     out += w ? ",{" : "{";
     bool first_entry = true;
     auto entry = [&](const std::string& name, const std::string& properties, SimTime start,
-                     SimTime end, double gpu_hours, double cost) {
+                     SimTime end, double gpu_hours, double cost, double cpu_cost) {
       const double hours = hours_of(start, end);
       out += first_entry ? "\n" : ",\n";
       first_entry = false;
@@ -190,7 +193,7 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
           "{}:{{\"name\":{},\"properties\":{},\"window\":{{\"start\":{},\"end\":{}}},"
           "\"start\":{},\"end\":{},\"minutes\":{},"
           "\"cpuCores\":0,\"cpuCoreRequestAverage\":0,\"cpuCoreUsageAverage\":0,"
-          "\"cpuCoreHours\":0,\"cpuCost\":0,\"cpuCostAdjustment\":0,\"cpuEfficiency\":0,"
+          "\"cpuCoreHours\":0,\"cpuCost\":{},\"cpuCostAdjustment\":0,\"cpuEfficiency\":0,"
           "\"gpuCount\":{},\"gpuHours\":{},\"gpuCost\":{},\"gpuCostAdjustment\":0,"
           "\"networkTransferBytes\":0,\"networkReceiveBytes\":0,\"networkCost\":0,"
           "\"networkCostAdjustment\":0,\"loadBalancerCost\":0,\"loadBalancerCostAdjustment\":0,"
@@ -199,8 +202,8 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
           "\"ramByteHours\":0,\"ramCost\":0,\"ramCostAdjustment\":0,\"ramEfficiency\":0,"
           "\"sharedCost\":0,\"externalCost\":0,\"totalCost\":{},\"totalEfficiency\":0}}",
           json_quote(name), json_quote(name), properties, stamp(from), stamp(to), stamp(start),
-          stamp(end), num(hours * 60.0), num(hours > 0 ? gpu_hours / hours : 0.0), num(gpu_hours),
-          num(cost), num(cost));
+          stamp(end), num(hours * 60.0), num(cpu_cost), num(hours > 0 ? gpu_hours / hours : 0.0),
+          num(gpu_hours), num(cost - cpu_cost), num(cost));
     };
     double allocated_cost = 0, allocated_gpu_hours = 0;
     for (const auto& [name, al] : set) {
@@ -224,7 +227,7 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
         props += "}";
       }
       props += "}";
-      entry(name, props, al.first, al.last, al.gpu_hours, al.cost);
+      entry(name, props, al.first, al.last, al.gpu_hours, al.cost, al.cpu_cost);
       allocated_cost += al.cost;
       allocated_gpu_hours += al.gpu_hours;
     }
@@ -234,7 +237,7 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
       const double idle_gpu_hours =
           std::max(0.0, cluster_gpus * hours_of(s, e) - allocated_gpu_hours);
       entry(std::string(kIdle), "{\"cluster\":" + json_quote(o.cluster) + "}", s, e, idle_gpu_hours,
-            idle_cost);
+            idle_cost, 0.0);
     }
     out += "\n}";
   }

@@ -260,6 +260,28 @@ TEST_SUITE("cost exports") {
     }
   }
 
+  TEST_CASE("what pods pay on nodes without GPUs is OpenCost's cpuCost, the rest its gpuCost") {
+    // quickstart has a CPU-only pool for its data-prep queue.
+    ScratchDir dir("cost-qs-cpu");
+    const std::string oc = dir.file("oc.json");
+    const CommandResult r = run_capsim(
+        "report '" + quickstart_db() + "' --opencost '" + oc + "' -q --aggregate node --window 1d",
+        dir);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    double cpu = 0, gpu = 0;
+    for (const OpenCostSet& s : parse_opencost(slurp(oc))) {
+      for (const auto& [name, a] : s) {
+        const double c = a.number.at("cpuCost"), g = a.number.at("gpuCost");
+        CHECK(c + g == doctest::Approx(a.number.at("totalCost")).epsilon(1e-12));
+        CHECK((c == 0.0 || g == 0.0));  // a node is a GPU node or not
+        cpu += c;
+        gpu += g;
+      }
+    }
+    CHECK(cpu > 0);
+    CHECK(gpu > cpu);
+  }
+
   TEST_CASE("with an energy price both exports still add up to cost_total_usd") {
     ScratchDir dir("cost-energy");
     REQUIRE(summary_metric(mixed_db(), "cost_energy_usd") > 0);
