@@ -322,14 +322,6 @@ double gpu_fraction(std::span<const Holding> holdings) {
   return share;
 }
 
-std::vector<std::uint16_t> units_of(std::span<const Holding> holdings) {
-  std::vector<std::uint16_t> units;
-  units.reserve(holdings.size());
-  for (const Holding& h : holdings)
-    units.push_back(h.unit);
-  return units;
-}
-
 void Cluster::set_gpu_busy(NodeId node, std::uint16_t gpu, double busy) {
   NodeInfo& n = nodes_[node];
   GpuDeviceState& g = n.gpus[gpu];

@@ -222,7 +222,5 @@ Holding replica_of(const NodeInfo& n, std::uint16_t unit);
 std::optional<Holding> share_of(const NodeInfo& n, std::uint16_t gpu, std::int32_t milli);
 // How much GPU the holdings stand for, in physical GPUs: the sum of their shares.
 double gpu_fraction(std::span<const Holding> holdings);
-// The units of the holdings, in order (for tests and reports).
-std::vector<std::uint16_t> units_of(std::span<const Holding> holdings);
 
 }  // namespace capsim

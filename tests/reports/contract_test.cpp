@@ -12,11 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/bundled_run.hpp"
 #include "fixtures/memory_recorder.hpp"
 #include "reports/report_tables.hpp"
 #include "sim/metric_catalog.hpp"
-#include "tools/capsim/runner.hpp"
-#include "tools/loaders/scenario_loader.hpp"
 
 using namespace capsim;
 
@@ -128,13 +127,8 @@ TEST_SUITE("scenario") {
     };
     for (const Case& c : cases) {
       CAPTURE(c.name);
-      LoadOptions lo;
-      lo.seed = 1;
-      Scenario s = load_scenario(std::string(CAPSIM_SOURCE_DIR) + "/" + c.scenario, lo);
       testing::MemoryRecorder rec;
-      RunRequest req;
-      req.profile = c.profile;
-      (void)run_scenario(s, req, rec);
+      (void)testing::run_bundled(c.scenario, c.profile, rec);
       REQUIRE(!rec.summary.empty());
       bool found = false;
       for (const auto& entry : rec.summary) {

@@ -16,9 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/bundled_run.hpp"
 #include "fixtures/golden_recorder.hpp"
-#include "tools/capsim/runner.hpp"
-#include "tools/loaders/scenario_loader.hpp"
 
 using namespace capsim;
 namespace fs = std::filesystem;
@@ -114,13 +113,8 @@ TEST_SUITE("scenario") {
   TEST_CASE("each golden run reports exactly what its golden files hold") {
     for (const GoldenCase& c : kCases) {
       CAPTURE(c.name);
-      LoadOptions lo;
-      lo.seed = 1;
-      Scenario s = load_scenario(std::string(CAPSIM_SOURCE_DIR) + "/" + c.scenario, lo);
       testing::GoldenRecorder rec;
-      RunRequest req;
-      req.profile = c.profile;
-      (void)run_scenario(s, req, rec);
+      (void)testing::run_bundled(c.scenario, c.profile, rec);
       REQUIRE(!rec.events.empty());
       compare_part(c, "events", rec.events);
       compare_part(c, "summary", rec.summary);

@@ -9,6 +9,7 @@
 
 using namespace capsim;
 using capsim::testing::TestWorld;
+using capsim::testing::units_of;
 
 TEST_CASE("a holding's share is the part of its physical GPU the unit stands for") {
   NodeInfo n;

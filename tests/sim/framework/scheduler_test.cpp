@@ -4,9 +4,11 @@
 
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
+#include "tests/fixtures/bind.hpp"
 
 using namespace capsim;
 using capsim::testing::TestWorld;
+using capsim::testing::units_of;
 
 TEST_CASE("numFeasibleNodesToFind follows kube-scheduler's adaptive percentage") {
   struct Case {
@@ -36,9 +38,13 @@ struct Rig {
   std::unique_ptr<fw::Framework> fw;
   std::unique_ptr<Cluster> cluster;
   std::unique_ptr<fw::Scheduler> sched;
-  void start(const std::string& profile = "default-scheduler") {
+  // `quick_checks` false: the scheduler evaluates every plugin on every node (the reference the
+  // quick-path equality tests compare against).
+  void start(const std::string& profile = "default-scheduler", bool quick_checks = true) {
     ctx = std::make_unique<PluginContext>(PluginContext{tw.world(), reasons, 1});
-    fw = std::make_unique<fw::Framework>(build_builtin_profile(profile, *ctx).config);
+    auto cfg = build_builtin_profile(profile, *ctx).config;
+    cfg.use_quick_checks = quick_checks;
+    fw = std::make_unique<fw::Framework>(std::move(cfg));
     cluster = std::make_unique<Cluster>(tw.world());
     sched = std::make_unique<fw::Scheduler>(*fw, *cluster, reasons, RandomStream(1, "t"));
   }
@@ -178,13 +184,7 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
             .gpus(static_cast<std::int32_t>(rng.below(3) == 0 ? 0 : 1u << rng.below(4)))
             .add();
       }
-      r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
-      auto cfg = build_builtin_profile("default-scheduler", *r->ctx).config;
-      cfg.use_quick_checks = quick;
-      r->fw = std::make_unique<fw::Framework>(std::move(cfg));
-      r->cluster = std::make_unique<Cluster>(r->tw.world());
-      r->sched =
-          std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+      r->start("default-scheduler", quick);
       return r;
     };
     auto fast = build(true);
@@ -215,13 +215,7 @@ TEST_CASE("the quick copy counts whichever extended resource is most plentiful, 
       if (rng.below(3) == 0) pb.gpus(static_cast<std::int32_t>(1u << rng.below(3)));
       pb.add();
     }
-    r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
-    auto cfg = build_builtin_profile("default-scheduler", *r->ctx).config;
-    cfg.use_quick_checks = quick;
-    r->fw = std::make_unique<fw::Framework>(std::move(cfg));
-    r->cluster = std::make_unique<Cluster>(r->tw.world());
-    r->sched =
-        std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+    r->start("default-scheduler", quick);
     return r;
   };
   auto fast = build(true);
@@ -271,13 +265,7 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
         if (rng.below(15) == 0) pb.toleration("dedicated", "x", "NoSchedule");
         pb.add();
       }
-      r->ctx = std::make_unique<PluginContext>(PluginContext{r->tw.world(), r->reasons, 1});
-      auto cfg = build_builtin_profile(profile, *r->ctx).config;
-      cfg.use_quick_checks = quick;
-      r->fw = std::make_unique<fw::Framework>(std::move(cfg));
-      r->cluster = std::make_unique<Cluster>(r->tw.world());
-      r->sched =
-          std::make_unique<fw::Scheduler>(*r->fw, *r->cluster, r->reasons, RandomStream(1, "t"));
+      r->start(profile, quick);
       return r;
     };
     auto fast = build(true);
