@@ -234,8 +234,10 @@ void read_presets(const YamlNode& node, GpuModel& g, Locator& loc) {
         loc.set(key + "/" + profile, count);
       }
     }
+    // The lambda captures preset.name, not the structured binding `name`: capturing a binding is
+    // C++20, and clang++ 14 (Debian 12) does not implement it yet.
     auto it = std::find_if(g.mig_presets.begin(), g.mig_presets.end(),
-                           [&](const MigLayoutPreset& p) { return p.name == name; });
+                           [&preset](const MigLayoutPreset& p) { return p.name == preset.name; });
     if (it != g.mig_presets.end()) {
       *it = std::move(preset);
     } else {
