@@ -80,6 +80,9 @@ struct PodSpec {
   // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
   // pods start together or not at all. Index into World::gangs.
   GangId gang = kNoGang;
+  // Several Jobs or pods that a queueing layer admits as one unit (a JobSet, a PyTorchJob, a
+  // LeaderWorkerSet group): index into World::workload_groups, or -1. Placement is not affected.
+  std::int32_t workload_group = -1;
 };
 
 enum class PodPhase : std::uint8_t {

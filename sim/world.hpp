@@ -73,6 +73,18 @@ struct GangSpec {
   std::string source;
 };
 
+// The objects Kueue admits as one Workload although they are several Jobs or pods: a JobSet (a
+// PodSet per replicated Job), a PyTorchJob (a PodSet per replica type), one group of a
+// LeaderWorkerSet (leader and workers). Its pods carry PodSpec::workload_group. Admission is of
+// the whole: quota for every pod of the first wave, or none; the pods are then scheduled one by
+// one, unless they also form a gang.
+struct WorkloadGroupSpec {
+  std::string name;       // the object's name (a LeaderWorkerSet group: "<name>-<group index>")
+  std::string kind;       // "JobSet", "PyTorchJob", "LeaderWorkerSet"
+  std::int32_t pods = 0;  // pods admitted together: the sum of the PodSets' counts
+  std::string source;
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -91,6 +103,7 @@ struct World {
   std::string currency = "USD";
   DraWorld dra;  // DeviceClasses, ResourceClaims (and templates), published devices per node
   std::vector<GangSpec> gangs;
+  std::vector<WorkloadGroupSpec> workload_groups;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
 
   Sym empty_sym() { return strings.intern(""); }

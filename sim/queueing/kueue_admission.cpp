@@ -67,6 +67,7 @@ KueueAdmission::KueueAdmission(World& world)
     : world_(&world), st_(world, world.queues), preemptor_(st_) {
   by_job_.assign(world.jobs.size(), -1);
   by_gang_.assign(world.gangs.size(), -1);
+  by_group_.assign(world.workload_groups.size(), -1);
   const std::size_t lqs = world.queues.local_queues.size();
   lq_gpu_seconds_.assign(lqs, 0);
   lq_admissions_.assign(lqs, 0);
@@ -78,7 +79,9 @@ KueueAdmission::KueueAdmission(World& world)
 WorkloadId KueueAdmission::workload_for(PodId pod, std::int32_t lq) {
   const PodSpec& spec = world_->pods[pod];
   WorkloadId* slot = nullptr;
-  if (spec.job != kNoJob) {
+  if (spec.workload_group >= 0) {
+    slot = &by_group_[static_cast<std::size_t>(spec.workload_group)];
+  } else if (spec.job != kNoJob) {
     slot = &by_job_[spec.job];
   } else if (spec.gang != kNoGang) {
     slot = &by_gang_[spec.gang];
@@ -110,7 +113,15 @@ WorkloadId KueueAdmission::workload_for(PodId pod, std::int32_t lq) {
   w.created = host_->now();
   w.order_time = w.created;
   w.job = spec.job;
-  if (spec.job != kNoJob) {
+  if (spec.workload_group >= 0) {
+    // Kueue's JobSet, Kubeflow and LeaderWorkerSet integrations: one Workload for the object (a
+    // LeaderWorkerSet: per group), its PodSets' counts added up.
+    const WorkloadGroupSpec& g =
+        world_->workload_groups[static_cast<std::size_t>(spec.workload_group)];
+    w.name = g.name;
+    w.count = g.pods;
+    w.gang = spec.gang != kNoGang;
+  } else if (spec.job != kNoJob) {
     const JobSpec& j = world_->jobs[spec.job];
     w.name = j.name;
     w.count = std::min(j.parallelism, j.completions);

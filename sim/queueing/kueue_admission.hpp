@@ -101,6 +101,7 @@ class KueueAdmission final : public AdmissionController {
   std::vector<WorkloadId> by_pod_;
   std::vector<WorkloadId> by_job_;
   std::vector<WorkloadId> by_gang_;
+  std::vector<WorkloadId> by_group_;  // per World::workload_groups entry
   struct SavedPlacement {
     LabelSet node_selector;
     std::vector<Toleration> tolerations;

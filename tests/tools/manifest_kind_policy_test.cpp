@@ -127,9 +127,9 @@ TEST_CASE("kinds that would change the answer are refused naming file, line, fie
       {"a ResourceQuota",
        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\n",
        {"namespace quota", "is not modelled", "ClusterQueues"}},
-      {"a JobSet",
-       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: s}\n",
-       {"JobSet is not modelled yet", "batch/v1 Job"}},
+      {"a TrainJob",
+       "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\n",
+       {"TrainJob is not modelled yet", "TrainingRuntime", "JobSet"}},
   };
   for (const Case& c : cases) {
     INFO(c.name);
@@ -167,7 +167,7 @@ TEST_CASE("every refused kind says what to write instead, every skipped kind why
            {"scheduling.volcano.sh", "PodGroup"},
            {"scheduling.run.ai", "PodGroup"},
            {"", "LimitRange"},
-           {"kubeflow.org", "PyTorchJob"},
+           {"kubeflow.org", "TFJob"},
            {"", "Namespace"},
            {"apiextensions.k8s.io", "CustomResourceDefinition"}}) {
     INFO(group << " " << kind);

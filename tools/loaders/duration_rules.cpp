@@ -16,8 +16,9 @@ namespace {
 
 // The kinds a rule may name: those whose objects get a duration.
 const std::vector<std::string>& rule_kinds() {
-  static const std::vector<std::string> k = {"Pod",        "Job",         "CronJob",  "Deployment",
-                                             "ReplicaSet", "StatefulSet", "DaemonSet"};
+  static const std::vector<std::string> k = {
+      "Pod",         "Job",       "CronJob", "Deployment", "ReplicaSet",
+      "StatefulSet", "DaemonSet", "JobSet",  "PyTorchJob", "LeaderWorkerSet"};
   return k;
 }
 

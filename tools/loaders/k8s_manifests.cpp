@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -159,7 +160,9 @@ std::optional<YamlNode> find_entry(const std::optional<YamlNode>& map, std::stri
 
 // --- Pod spec -------------------------------------------------------------------------------
 
-enum class PodOwner : std::uint8_t { kBare, kJob };
+// Who makes the pod decides which restartPolicy its template may have: any for a bare pod,
+// OnFailure or Never for a Job's; a training operator sets it from its replica spec (kOperator).
+enum class PodOwner : std::uint8_t { kBare, kJob, kOperator };
 
 // A container's effective requests, after defaulting requests to limits, with Kubernetes'
 // request/limit rules checked.
@@ -487,6 +490,18 @@ class SimAnnotations {
     }
     return std::nullopt;
   }
+  // Removes `key` and returns its value: for an annotation the caller applies itself (a JobSet's
+  // capsim.io/gang covers all its Jobs, not each one).
+  std::optional<YamlNode> take(std::string_view key) {
+    for (auto it = values_.begin(); it != values_.end(); ++it) {
+      if (it->first == key) {
+        YamlNode v = it->second;
+        values_.erase(it);
+        return v;
+      }
+    }
+    return std::nullopt;
+  }
 
  private:
   std::vector<std::pair<std::string, YamlNode>> values_;
@@ -500,6 +515,10 @@ struct DurationSource {
   const ManifestContext& ctx;
   DurationSubject subject;
   std::optional<SimDuration> fallback;
+  // Set for an object a controller made (a dump's Job of a JobSet, Pod of a Job): it is skipped
+  // when the controller is read too, so a missing run time is an error only if it is kept. The
+  // error is stored here instead of raised, and the pod left long-running meanwhile.
+  std::function<void()>* deferred_failure = nullptr;
 };
 
 // Applies the simulation annotations; `at` is where a missing duration is reported.
@@ -523,14 +542,17 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
   } else if (from.fallback) {
     p.duration = *from.fallback;
   } else {
-    at.fail(fmt::format(
+    std::string message = fmt::format(
         "{} ({} in namespace {}) has no run time: give it the annotation {} (its run time on a "
         "reference GPU, e.g. \"2h\") or {}: \"true\" for a pod that never finishes, or cover it "
         "with a rule in the scenario's durations section{}, e.g.\n{}",
         what, from.subject.kind, from.subject.namespace_, kDuration, kLongRunning,
         rules == nullptr || rules->empty() ? " (the scenario has none)"
                                            : " (none of its rules matches)",
-        DurationRules::suggestion(from.subject)));
+        DurationRules::suggestion(from.subject));
+    if (from.deferred_failure == nullptr) at.fail(message);
+    *from.deferred_failure = [at, message = std::move(message)] { at.fail(message); };
+    p.duration = kEndOfTime;
   }
   if (auto v = a.get(kGpuUtil)) p.gpu_util = v->number(0.0, 1.0);
   if (auto v = a.get(kGpuSmFraction)) p.gpu_sm_fraction = v->number(0.001, 1.0);
@@ -673,7 +695,14 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
 // The kinds whose objects capsim expands into what their controllers make.
 bool is_expanded_controller(std::string_view kind) {
   return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
-         kind == "DaemonSet" || kind == "Job" || kind == "CronJob";
+         kind == "DaemonSet" || kind == "Job" || kind == "CronJob" || kind == "JobSet" ||
+         kind == "PyTorchJob" || kind == "LeaderWorkerSet";
+}
+
+// Whether `meta` names, as its controller, an object of a kind capsim expands: the object may be
+// skipped for the controller's own expansion (add_unless_owner_read).
+bool made_by_expanded_controller(const ObjectMeta& meta) {
+  return !meta.owner_kind.empty() && is_expanded_controller(meta.owner_kind);
 }
 
 std::string controller_key(std::string_view kind, std::string_view ns, std::string_view name) {
@@ -725,16 +754,20 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
         "kueue.x-k8s.io/pod-group-name");
   }
   p.queue = queue_of({&meta}, a, b.world().strings, p.namespace_);
+  std::function<void()> untimed;
   const DurationSource from{
       ctx,
       {"Pod", p.namespace_, p.name, &p.labels, &b.world().strings, p.queue, "", meta.generate_name},
-      std::nullopt};
+      std::nullopt,
+      made_by_expanded_controller(meta) ? &untimed : nullptr};
   apply_sim_annotations(a, p, meta_node, fmt::format("pod '{}'", p.name), from);
   p.requeue_on_preemption = false;  // nothing recreates a bare pod
   const InputLocation where = located(doc.node());
-  add_unless_owner_read(ctx, meta, "Pod", where, [&b, p = std::move(p), where]() mutable {
-    b.add_pod(std::move(p), where);
-  });
+  add_unless_owner_read(ctx, meta, "Pod", where,
+                        [&b, p = std::move(p), where, untimed = std::move(untimed)]() mutable {
+                          if (untimed) untimed();  // kept, so it needs its run time after all
+                          b.add_pod(std::move(p), where);
+                        });
 }
 
 // A Job as its object or a CronJob's jobTemplate gives it: `meta` is the Job's metadata (for a
@@ -743,7 +776,9 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
 // durations rule matches (the Job, or the CronJob). Returns the Job, not yet added; a gang it
 // asks for is added to the World under the Job's name.
 JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNode& spec_node,
-                 ManifestContext& ctx, SimAnnotations a, std::string_view subject_kind) {
+                 ManifestContext& ctx, SimAnnotations a, std::string_view subject_kind,
+                 std::string_view subject_name = {},
+                 std::function<void()>* deferred_failure = nullptr) {
   WorldBuilder& b = ctx.builder;
   MapReader spec = spec_node.map();
   constexpr std::int64_t kMaxI32 = std::numeric_limits<std::int32_t>::max();
@@ -802,11 +837,12 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   std::vector<const ObjectMeta*> metas = {&meta};
   if (tmeta) metas.push_back(&*tmeta);
   job.queue = queue_of(metas, a, b.world().strings, meta.namespace_);
-  const DurationSource from{
-      ctx,
-      {subject_kind, meta.namespace_, subject_kind == "Job" ? job.name : meta.name, &meta.labels,
-       &b.world().strings, job.queue, "", meta.generate_name},
-      std::nullopt};
+  const DurationSource from{ctx,
+                            {subject_kind, meta.namespace_,
+                             subject_name.empty() ? std::string_view(job.name) : subject_name,
+                             &meta.labels, &b.world().strings, job.queue, "", meta.generate_name},
+                            std::nullopt,
+                            deferred_failure};
   apply_sim_annotations(a, p, meta_node, fmt::format("job '{}'", job.name), from);
   job.arrival = p.arrival;
   p.arrival = 0;
@@ -837,13 +873,17 @@ void load_job(MapReader& doc, ManifestContext& ctx) {
   doc.ignore("status");
   SimAnnotations a;
   a.add(meta, "Job");
-  JobSpec job = read_job(meta, meta_node, doc.req("spec"), ctx, std::move(a), "Job");
+  std::function<void()> untimed;
+  JobSpec job = read_job(meta, meta_node, doc.req("spec"), ctx, std::move(a), "Job", {},
+                         made_by_expanded_controller(meta) ? &untimed : nullptr);
   WorldBuilder& b = ctx.builder;
   b.note_controller(controller_key("Job", meta.namespace_, meta.name));
   const InputLocation where = located(doc.node());
-  add_unless_owner_read(ctx, meta, "Job", where, [&b, job = std::move(job), where]() mutable {
-    b.add_job(std::move(job), where);
-  });
+  add_unless_owner_read(ctx, meta, "Job", where,
+                        [&b, job = std::move(job), where, untimed = std::move(untimed)]() mutable {
+                          if (untimed) untimed();  // kept, so it needs its run time after all
+                          b.add_job(std::move(job), where);
+                        });
 }
 
 void load_priority_class(MapReader& doc, ManifestContext& ctx) {
@@ -949,9 +989,11 @@ struct TemplatePod {
   SimAnnotations annotations;
 };
 
+// `gang`: where a controller that accepts capsim.io/gang (a LeaderWorkerSet, per group) receives
+// it; nullptr: the annotation is an error.
 TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& owner,
                               const YamlNode& owner_meta_node, const char* kind,
-                              ManifestContext& ctx) {
+                              ManifestContext& ctx, std::optional<YamlNode>* gang = nullptr) {
   WorldBuilder& b = ctx.builder;
   TemplatePod t;
   MapReader tmpl = template_node.map();
@@ -974,7 +1016,9 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   }
   t.annotations.add(owner, kind);
   if (t.meta) t.annotations.add(*t.meta, "pod template");
-  if (auto g = t.annotations.get(kGang)) {
+  if (gang != nullptr) {
+    *gang = t.annotations.take(kGang);
+  } else if (auto g = t.annotations.get(kGang)) {
     g->fail(fmt::format("capsim.io/gang applies to Jobs, not to a {}", kind));
   }
   std::vector<const ObjectMeta*> metas = {&owner};
@@ -1266,6 +1310,458 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
   }
 }
 
+// --- Multi-part workloads: JobSet, PyTorchJob, LeaderWorkerSet ---------------------------------
+//
+// Expanded when read, like the apps/v1 controllers: a JobSet into its child Jobs, a PyTorchJob
+// into one Job per replica type, a LeaderWorkerSet into its groups' pods. Under Kueue each object
+// (a LeaderWorkerSet: each group) is one Workload whose PodSets are its parts; the pods carry
+// PodSpec::workload_group for that. kube-scheduler still places them one by one, unless
+// capsim.io/gang on the object makes them a gang. What each controller does that capsim does not
+// is in docs/kubernetes-manifests.md, and warned about by field.
+
+constexpr const char* kQueuePriorityLabel = "kueue.x-k8s.io/priority-class";
+
+std::int32_t add_workload_group(WorldBuilder& b, std::string name, const char* kind,
+                                std::int32_t pods, const YamlNode& at) {
+  b.world().workload_groups.push_back(
+      WorkloadGroupSpec{std::move(name), kind, pods, short_location(at.where())});
+  return static_cast<std::int32_t>(b.world().workload_groups.size() - 1);
+}
+
+// capsim.io/gang on a multi-part object: "true" (all `pods`) or a minimum count, one gang over
+// every part. kNoGang when absent or "false".
+GangId add_object_gang(const std::optional<YamlNode>& g, std::int32_t pods, const std::string& name,
+                       WorldBuilder& b) {
+  if (!g || pods == 0) return kNoGang;
+  const std::string v = g->str();
+  std::int32_t min_member = 0;
+  if (v == "true") {
+    min_member = pods;
+  } else if (v != "false") {
+    min_member = static_cast<std::int32_t>(g->integer(1, pods));
+  }
+  if (min_member == 0) return kNoGang;
+  b.world().gangs.push_back(GangSpec{name, min_member, short_location(g->where())});
+  return static_cast<GangId>(b.world().gangs.size() - 1);
+}
+
+// Kueue reads the queue name and workload priority class from the top object's labels; the parts
+// (a JobSet's Jobs, an operator's pods) inherit them.
+void inherit_kueue_labels(const LabelSet& from, LabelSet& to, WorldBuilder& b) {
+  for (const char* key : {kQueueNameLabel, kQueuePriorityLabel}) {
+    const Sym k = b.world().strings.find(key);
+    if (k != kNoSym && from.has(k) && !to.has(k)) to.set(k, from.get(k));
+  }
+}
+
+void warn_annotation(const ObjectMeta& meta, std::string_view key, ManifestContext& ctx,
+                     const std::string& message) {
+  if (auto v = meta.annotation(key)) ctx.warn(*v, message);
+}
+
+// jobset.x-k8s.io JobSet: replicatedJobs[i].replicas Jobs named <jobset>-<replicatedJob>-<index>
+// (the JobSet controller's names), each from the replicated Job's template, with the jobset.sigs.
+// k8s.io labels the controller sets. Kueue admits a JobSet as one Workload with a PodSet per
+// replicated Job of replicas x min(parallelism, completions) pods (Kueue docs: "Run A JobSet").
+// Durations rules match the JobSet (kind JobSet, its name), so all its Jobs draw one run time.
+void load_job_set(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  const YamlNode rjobs_node = spec.req("replicatedJobs");
+  // A suspended JobSet waits for Kueue (or a user) to resume it; capsim's queues admit it.
+  (void)spec.bool_or("suspend", false);
+  std::vector<std::string> success_targets;
+  if (auto sp = spec.opt("successPolicy")) {
+    MapReader r = sp->map();
+    const YamlNode op = r.req("operator");
+    const std::string v = op.str();
+    if (v != "All" && v != "Any") {
+      op.fail(fmt::format("unknown successPolicy operator '{}'{}; use All or Any", v,
+                          did_you_mean(v, {"All", "Any"})));
+    }
+    if (auto t = r.opt("targetReplicatedJobs")) {
+      for (const YamlNode& n : t->seq())
+        success_targets.push_back(n.str());
+    }
+    r.finish();
+    if (v == "Any" || !success_targets.empty()) {
+      ctx.warn(*sp,
+               "successPolicy is not modelled: capsim runs every child Job to completion (as "
+               "operator All over all replicated Jobs)");
+    }
+  }
+  if (auto fp = spec.opt("failurePolicy")) {
+    ctx.warn(*fp,
+             "failurePolicy is not modelled: a child Job that fails fails alone, and the JobSet "
+             "is not restarted");
+  }
+  if (auto st = spec.opt("startupPolicy")) {
+    MapReader r = st->map();
+    const YamlNode order = r.req("startupPolicyOrder");
+    const std::string v = order.str();
+    if (v != "AnyOrder" && v != "InOrder") {
+      order.fail(fmt::format("unknown startupPolicyOrder '{}'{}; use AnyOrder or InOrder", v,
+                             did_you_mean(v, {"AnyOrder", "InOrder"})));
+    }
+    r.finish();
+    if (v == "InOrder") {
+      ctx.warn(order,
+               "startupPolicyOrder InOrder is not modelled: capsim creates every Job at once");
+    }
+  }
+  if (auto v = spec.opt("volumeClaimPolicies")) {
+    ctx.warn(*v, "volumeClaimPolicies are not modelled: capsim does not simulate storage");
+  }
+  // DNS, the coordinator's address, who reconciles it and when it is deleted: none places a pod.
+  ignore_all(spec, {"network", "coordinator", "managedBy", "ttlSecondsAfterFinished"});
+  spec.finish();
+  warn_annotation(meta, "alpha.jobset.sigs.k8s.io/exclusive-topology", ctx,
+                  "exclusive placement per topology domain is not modelled: capsim places the "
+                  "JobSet's pods without it");
+
+  SimAnnotations base;
+  base.add(meta, "JobSet");
+  const std::optional<YamlNode> gang = base.take(kGang);
+  const std::vector<YamlNode> rjobs = rjobs_node.seq();
+  if (rjobs.empty()) rjobs_node.fail("a JobSet needs at least one replicated Job");
+
+  constexpr std::int64_t kMaxReplicas = 100000;
+  std::vector<JobSpec> jobs;
+  std::vector<std::string> names;
+  std::int64_t total_pods = 0;
+  std::int64_t global_index = 0;
+  for (const YamlNode& rj_node : rjobs) {
+    MapReader rj = rj_node.map();
+    const YamlNode name_node = rj.req("name");
+    const std::string rj_name = name_node.str();
+    if (!is_dns_label(rj_name)) {
+      name_node.fail(
+          fmt::format("replicated Job name '{}' is not a DNS label (lower-case letters, "
+                      "digits and '-', at most 63)",
+                      rj_name));
+    }
+    if (std::find(names.begin(), names.end(), rj_name) != names.end()) {
+      name_node.fail(fmt::format("replicated Job name '{}' is used twice", rj_name));
+    }
+    names.push_back(rj_name);
+    const std::int64_t replicas = rj.int_or("replicas", 1, 0, kMaxReplicas);
+    if (auto d = rj.opt("dependsOn")) {
+      ctx.warn(*d, "dependsOn is not modelled: capsim creates every replicated Job at once");
+    }
+    rj.ignore("groupName");  // labels and the group's index only
+    const YamlNode tmpl_node = rj.req("template");
+    rj.finish();
+    MapReader jt = tmpl_node.map();
+    ObjectMeta child;
+    if (auto m = jt.opt("metadata")) {
+      child = parse_object_meta(*m, b, true, pod_annotations(), /*name_required=*/false);
+    }
+    const YamlNode job_spec = jt.req("spec");
+    jt.finish();
+    if (replicas == 0) {
+      ctx.warn(rj_node, fmt::format("replicated Job '{}' has 0 replicas: no Jobs", rj_name));
+      continue;
+    }
+    warn_annotation(child, "alpha.jobset.sigs.k8s.io/exclusive-topology", ctx,
+                    "exclusive placement per topology domain is not modelled");
+    child.name = fmt::format("{}-{}-0", meta.name, rj_name);
+    child.generate_name = meta.generate_name;
+    child.namespace_ = meta.namespace_;
+    inherit_kueue_labels(meta.labels, child.labels, b);
+    SimAnnotations a = base;
+    a.add(child, "replicated Job template");
+    // One read per replicated Job (so its warnings come once); its replicas are copies.
+    const JobSpec proto = read_job(child, meta_node, job_spec, ctx, a, "JobSet", meta.name);
+    total_pods += replicas * std::min(proto.parallelism, proto.completions);
+    if (total_pods > std::numeric_limits<std::int32_t>::max()) {
+      rj_node.fail("the JobSet makes more pods than capsim can hold");
+    }
+    const GangId proto_gang = proto.pod_template.gang;
+    for (std::int64_t i = 0; i < replicas; ++i, ++global_index) {
+      JobSpec job = proto;
+      job.name = fmt::format("{}-{}-{}", meta.name, rj_name, i);
+      PodSpec& p = job.pod_template;
+      p.name = job.name;
+      p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
+      p.labels.set(b.sym("job-name"), b.sym(job.name));
+      p.labels.set(b.sym("jobset.sigs.k8s.io/jobset-name"), b.sym(meta.name));
+      p.labels.set(b.sym("jobset.sigs.k8s.io/replicatedjob-name"), b.sym(rj_name));
+      p.labels.set(b.sym("jobset.sigs.k8s.io/job-index"), b.sym(std::to_string(i)));
+      p.labels.set(b.sym("jobset.sigs.k8s.io/job-global-index"),
+                   b.sym(std::to_string(global_index)));
+      p.labels.set(b.sym("jobset.sigs.k8s.io/replicatedjob-replicas"),
+                   b.sym(std::to_string(replicas)));
+      if (proto_gang != kNoGang && i > 0) {  // a gang per Job, as the template asks
+        GangSpec g = b.world().gangs[proto_gang];
+        g.name = job.name;
+        b.world().gangs.push_back(std::move(g));
+        p.gang = static_cast<GangId>(b.world().gangs.size() - 1);
+      } else if (proto_gang != kNoGang) {
+        b.world().gangs[proto_gang].name = job.name;
+      }
+      b.note_controller(controller_key("Job", meta.namespace_, job.name));
+      jobs.push_back(std::move(job));
+    }
+  }
+  const auto pods = static_cast<std::int32_t>(total_pods);
+  const GangId whole = add_object_gang(gang, pods, meta.name, b);
+  const std::int32_t group = add_workload_group(b, meta.name, "JobSet", pods, meta_node);
+  for (JobSpec& job : jobs) {
+    if (whole != kNoGang && job.pod_template.gang != kNoGang) {
+      gang->fail(
+          "capsim.io/gang is set on the JobSet and on a replicated Job's template; keep one");
+    }
+    job.pod_template.workload_group = group;
+    if (whole != kNoGang) job.pod_template.gang = whole;
+  }
+  b.note_controller(controller_key("JobSet", meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "JobSet", where, [&b, jobs = std::move(jobs), where]() mutable {
+    for (JobSpec& job : jobs)
+      b.add_job(std::move(job), where);
+  });
+}
+
+// kubeflow.org/v1 PyTorchJob: one Job per replica type (Master, Worker), named <job>-master and
+// <job>-worker, whose pods the Job controller names <job>-master-0, <job>-worker-<i> as the
+// training operator does. The operator's defaults: replicas 1, restartPolicy OnFailure
+// (training-operator pytorchjob_defaults.go); its runPolicy.backoffLimit bounds restarts (unset:
+// no bound). Kueue admits the PyTorchJob as one Workload with a PodSet per replica type (Kueue
+// docs: "Run a Kubeflow PyTorchJob"). capsim runs every replica to its end: upstream, the job
+// succeeds when the master does and the workers are then removed (cleanPodPolicy), which ends
+// them at the same time when they share one run time, as one durations rule gives them.
+void load_pytorch_job(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  const YamlNode replicas_node = spec.req("pytorchReplicaSpecs");
+  std::int32_t backoff = std::numeric_limits<std::int32_t>::max();
+  if (auto rp = spec.opt("runPolicy")) {
+    MapReader r = rp->map();
+    if (auto bl = r.opt("backoffLimit")) {
+      backoff = static_cast<std::int32_t>(bl->integer(0, std::numeric_limits<std::int32_t>::max()));
+    }
+    (void)r.bool_or("suspend", false);  // Kueue resumes it on admission
+    if (auto ad = r.opt("activeDeadlineSeconds")) {
+      ctx.warn(*ad, "activeDeadlineSeconds is not modelled");
+    }
+    if (auto sp = r.opt("schedulingPolicy")) {
+      ctx.warn(*sp,
+               "schedulingPolicy is read by the operator's gang-scheduling integration (Volcano "
+               "or scheduler-plugins), which capsim does not model; put capsim.io/gang on the "
+               "PyTorchJob to place its pods all-or-nothing");
+    }
+    ignore_all(r, {"cleanPodPolicy", "ttlSecondsAfterFinished", "managedBy"});
+    r.finish();
+  }
+  if (auto ep = spec.opt("elasticPolicy")) {
+    ctx.warn(*ep, "elasticPolicy is not modelled: capsim runs the replicas given");
+  }
+  spec.ignore("nprocPerNode");  // processes per pod, not resources
+  spec.finish();
+
+  SimAnnotations base;
+  base.add(meta, "PyTorchJob");
+  const std::optional<YamlNode> gang = base.take(kGang);
+  std::vector<JobSpec> jobs;
+  std::int64_t total_pods = 0;
+  const auto entries = replicas_node.entries();
+  if (entries.empty()) replicas_node.fail("a PyTorchJob needs a Master or Worker replica spec");
+  for (const auto& [type_key, rs_node] : entries) {
+    // The operator turns the keys to camel case ("master" -> "Master") before validating them.
+    std::string type = type_key;
+    std::transform(type.begin(), type.end(), type.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (type != "master" && type != "worker") {
+      rs_node.fail(fmt::format("unknown PyTorchJob replica type '{}'{}; use Master or Worker",
+                               type_key, did_you_mean(type_key, {"Master", "Worker"})));
+    }
+    MapReader rs = rs_node.map();
+    const std::int64_t replicas = rs.int_or("replicas", 1, 0, 100000);
+    if (type == "master" && replicas != 1) {
+      rs.req("replicas")
+          .fail(
+              "a PyTorchJob has exactly one Master replica (the operator rejects "
+              "any other count)");
+    }
+    RestartPolicy restart = RestartPolicy::kOnFailure;
+    if (auto r = rs.opt("restartPolicy")) {
+      const std::string v = r->str();
+      if (v == "OnFailure") {
+        restart = RestartPolicy::kOnFailure;
+      } else if (v == "Never" || v == "ExitCode") {
+        // ExitCode: the operator recreates a pod whose exit code is retryable; capsim has no exit
+        // codes, and its Job controller recreates failed pods within backoffLimit.
+        restart = RestartPolicy::kNever;
+      } else if (v == "Always") {
+        ctx.warn(*r,
+                 "restartPolicy Always would restart a replica that finished; capsim ends it "
+                 "when its work is done, as OnFailure does");
+      } else {
+        r->fail(
+            fmt::format("unknown restartPolicy '{}'{}; use OnFailure, Never, ExitCode or Always", v,
+                        did_you_mean(v, {"OnFailure", "Never", "ExitCode", "Always"})));
+      }
+    }
+    const YamlNode template_node = rs.req("template");
+    rs.finish();
+    if (replicas == 0) continue;
+
+    JobSpec job;
+    job.name = fmt::format("{}-{}", meta.name, type);
+    job.parallelism = static_cast<std::int32_t>(replicas);
+    job.completions = job.parallelism;
+    MapReader tmpl = template_node.map();
+    std::optional<ObjectMeta> tmeta;
+    if (auto tm = tmpl.opt("metadata")) {
+      tmeta = parse_object_meta(*tm, b, true, pod_annotations(), /*name_required=*/false);
+    }
+    PodSpec& p = job.pod_template;
+    p.name = job.name;
+    p.namespace_ = meta.namespace_;
+    if (tmeta) p.labels = tmeta->labels;
+    inherit_kueue_labels(meta.labels, p.labels, b);
+    p.labels.set(b.sym("training.kubeflow.org/job-name"), b.sym(meta.name));
+    p.labels.set(b.sym("training.kubeflow.org/replica-type"), b.sym(type));
+    p.labels.set(b.sym("training.kubeflow.org/operator-name"), b.sym("pytorchjob-controller"));
+    if (type == "master") p.labels.set(b.sym("training.kubeflow.org/job-role"), b.sym("master"));
+    parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kOperator);
+    tmpl.finish();
+    p.restart_policy = restart;
+    SimAnnotations a = base;
+    if (tmeta) a.add(*tmeta, "replica template");
+    if (auto g = a.get(kGang)) g->fail("put capsim.io/gang on the PyTorchJob, not on a replica");
+    std::vector<const ObjectMeta*> metas = {&meta};
+    if (tmeta) metas.push_back(&*tmeta);
+    job.queue = queue_of(metas, a, b.world().strings, meta.namespace_);
+    const DurationSource from{ctx,
+                              {"PyTorchJob", meta.namespace_, meta.name, &meta.labels,
+                               &b.world().strings, job.queue, "", meta.generate_name},
+                              std::nullopt};
+    apply_sim_annotations(a, p, meta_node, fmt::format("PyTorchJob '{}'", meta.name), from);
+    job.arrival = p.arrival;
+    p.arrival = 0;
+    p.queue = job.queue;
+    p.max_restarts = backoff;
+    p.requeue_on_preemption = true;  // the operator recreates a preempted replica
+    total_pods += replicas;
+    jobs.push_back(std::move(job));
+  }
+  if (jobs.size() == 2 && jobs[0].arrival != jobs[1].arrival) {
+    replicas_node.fail(
+        "the Master and Worker replicas have different capsim.io/arrival values; "
+        "set it on the PyTorchJob");
+  }
+  const auto pods = static_cast<std::int32_t>(total_pods);
+  const GangId whole = add_object_gang(gang, pods, meta.name, b);
+  const std::int32_t group = add_workload_group(b, meta.name, "PyTorchJob", pods, meta_node);
+  for (JobSpec& job : jobs) {
+    job.pod_template.workload_group = group;
+    if (whole != kNoGang) job.pod_template.gang = whole;
+  }
+  b.note_controller(controller_key("PyTorchJob", meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, "PyTorchJob", where,
+                        [&b, jobs = std::move(jobs), where]() mutable {
+                          for (JobSpec& job : jobs)
+                            b.add_job(std::move(job), where);
+                        });
+}
+
+// leaderworkerset.x-k8s.io/v1 LeaderWorkerSet: spec.replicas groups of leaderWorkerTemplate.size
+// pods, a leader (leaderTemplate, else workerTemplate) named <name>-<group> and workers
+// <name>-<group>-<index> for index 1..size-1, with the leaderworkerset.sigs.k8s.io labels the
+// controller sets; long-running unless an annotation or a durations rule times them. Kueue admits
+// each group as one Workload (Kueue docs: "Run LeaderWorkerSet"). capsim.io/gang on the object
+// makes each group a gang (placed all-or-nothing, and stopped together, which is also what the
+// default restartPolicy RecreateGroupOnPodRestart does to a group whose pod fails).
+void load_leader_worker_set(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const char* kind = "LeaderWorkerSet";
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  const std::int64_t groups = spec.int_or("replicas", 1, 0, 100000);
+  if (auto sp = spec.opt("startupPolicy")) {
+    const std::string v = sp->str();
+    if (v != "LeaderCreated" && v != "LeaderReady") {
+      sp->fail(fmt::format("unknown startupPolicy '{}'{}; use LeaderCreated or LeaderReady", v,
+                           did_you_mean(v, {"LeaderCreated", "LeaderReady"})));
+    }
+    if (v == "LeaderReady") {
+      ctx.warn(*sp,
+               "startupPolicy LeaderReady is not modelled: capsim creates a group's leader "
+               "and workers together");
+    }
+  }
+  // How an update rolls out and how the group's pods find each other: no placement.
+  ignore_all(spec, {"rolloutStrategy", "networkConfig"});
+  const YamlNode lwt_node = spec.req("leaderWorkerTemplate");
+  spec.finish();
+  MapReader lwt = lwt_node.map();
+  const std::int64_t size = lwt.int_or("size", 1, 1, 10000);
+  if (auto rp = lwt.opt("restartPolicy")) {
+    const std::string v = rp->str();
+    // "Default" is the older name of None.
+    if (v != "RecreateGroupOnPodRestart" && v != "None" && v != "Default") {
+      rp->fail(fmt::format("unknown restartPolicy '{}'{}; use RecreateGroupOnPodRestart or None", v,
+                           did_you_mean(v, {"RecreateGroupOnPodRestart", "None"})));
+    }
+  }
+  if (auto sg = lwt.opt("subGroupPolicy")) {
+    ctx.warn(*sg, "subGroupPolicy is not modelled: capsim places a group's pods without it");
+  }
+  const std::optional<YamlNode> leader_node = lwt.opt("leaderTemplate");
+  const YamlNode worker_node = lwt.req("workerTemplate");
+  lwt.finish();
+  warn_annotation(meta, "leaderworkerset.sigs.k8s.io/exclusive-topology", ctx,
+                  "exclusive placement per topology domain is not modelled: capsim places the "
+                  "groups without it");
+  std::optional<YamlNode> gang;
+  TemplatePod worker = read_pod_template(worker_node, meta, meta_node, kind, ctx, &gang);
+  std::optional<TemplatePod> leader;
+  if (leader_node) {
+    std::optional<YamlNode> leader_gang;
+    leader = read_pod_template(*leader_node, meta, meta_node, kind, ctx, &leader_gang);
+    if (!gang) gang = leader_gang;
+  }
+  if (groups == 0) {
+    ctx.warn(spec_node, fmt::format("LeaderWorkerSet '{}' has 0 replicas: no pods", meta.name));
+  }
+  std::vector<PodSpec> pods;
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::string group_name = fmt::format("{}-{}", meta.name, g);
+    const auto group_size = static_cast<std::int32_t>(size);
+    const GangId group_gang = add_object_gang(gang, group_size, group_name, b);
+    const std::int32_t group = add_workload_group(b, group_name, kind, group_size, meta_node);
+    for (std::int64_t w = 0; w < size; ++w) {
+      PodSpec p = (w == 0 && leader) ? leader->pod : worker.pod;
+      p.name = w == 0 ? group_name : fmt::format("{}-{}", group_name, w);
+      p.labels.set(b.sym("leaderworkerset.sigs.k8s.io/name"), b.sym(meta.name));
+      p.labels.set(b.sym("leaderworkerset.sigs.k8s.io/group-index"), b.sym(std::to_string(g)));
+      p.labels.set(b.sym("leaderworkerset.sigs.k8s.io/worker-index"), b.sym(std::to_string(w)));
+      p.workload_group = group;
+      p.gang = group_gang;
+      pods.push_back(std::move(p));
+    }
+  }
+  b.note_controller(controller_key(kind, meta.namespace_, meta.name));
+  const InputLocation where = located(doc.node());
+  add_unless_owner_read(ctx, meta, kind, where, [&b, pods = std::move(pods), where]() mutable {
+    for (PodSpec& p : pods)
+      b.add_pod(std::move(p), where);
+  });
+}
+
 // --- The kind table ----------------------------------------------------------------------------
 
 const ManifestKinds& kind_table(const ManifestOptions& opt) {
@@ -1552,6 +2048,9 @@ const ManifestKinds& core_manifest_kinds() {
        {"v1"},
        [](MapReader& d, ManifestContext& c) { load_replicated(d, c, Controller::kStatefulSet); }},
       {"apps", "DaemonSet", {"v1"}, load_daemon_set},
+      {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, load_job_set},
+      {"kubeflow.org", "PyTorchJob", {"v1"}, load_pytorch_job},
+      {"leaderworkerset.x-k8s.io", "LeaderWorkerSet", {"v1"}, load_leader_worker_set},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
   };
   return kinds;

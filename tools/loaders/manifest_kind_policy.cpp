@@ -90,13 +90,8 @@ constexpr std::array kTable = {
     UnmodelledKind{"cert-manager.io", "ClusterIssuer", kSkip, kNoScheduling},
     UnmodelledKind{"cert-manager.io", "Issuer", kSkip, kNoScheduling},
     UnmodelledKind{"config.kueue.x-k8s.io", "Configuration", kSkip, kConfigHint},
-    UnmodelledKind{"jobset.x-k8s.io", "JobSet", kRefuse,
-                   "is not modelled yet; write each replicated job as a batch/v1 Job"},
     UnmodelledKind{"kubeflow.org", "MPIJob", kRefuse,
                    "is not modelled yet; write the workers as a batch/v1 Job with "
-                   "capsim.io/gang"},
-    UnmodelledKind{"kubeflow.org", "PyTorchJob", kRefuse,
-                   "is not modelled yet; write the master and workers as a batch/v1 Job with "
                    "capsim.io/gang"},
     UnmodelledKind{"kubeflow.org", "TFJob", kRefuse,
                    "is not modelled yet; write the workers as a batch/v1 Job with "
@@ -112,8 +107,6 @@ constexpr std::array kTable = {
     UnmodelledKind{"kueue.x-k8s.io", "Workload", kSkip,
                    "is made by capsim from the Jobs and pods it reads; the object itself is not "
                    "read"},
-    UnmodelledKind{"leaderworkerset.x-k8s.io", "LeaderWorkerSet", kRefuse,
-                   "is not modelled yet; write the groups as batch/v1 Jobs with capsim.io/gang"},
     UnmodelledKind{"monitoring.coreos.com", "PodMonitor", kSkip, kNoScheduling},
     UnmodelledKind{"monitoring.coreos.com", "PrometheusRule", kSkip, kNoScheduling},
     UnmodelledKind{"monitoring.coreos.com", "ServiceMonitor", kSkip, kNoScheduling},
@@ -137,8 +130,10 @@ constexpr std::array kTable = {
                    kQueueHint},
     UnmodelledKind{"scheduling.x-k8s.io", "PodGroup", kRefuse,
                    "(the coscheduling plugin's gang) is not modelled", kGangHint},
-    UnmodelledKind{"trainer.kubeflow.org", "TrainJob", kRefuse,
-                   "is not modelled yet; write the nodes as a batch/v1 Job with capsim.io/gang"},
+    UnmodelledKind{
+        "trainer.kubeflow.org", "TrainJob", kRefuse,
+        "is not modelled yet: its shape comes from a TrainingRuntime; write the JobSet the runtime "
+        "makes (jobset.x-k8s.io/v1alpha2), which capsim reads"},
 };
 
 }  // namespace
