@@ -5,11 +5,13 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "fixtures/cli_run.hpp"
 #include "models/gpu_catalog.hpp"
 #include "sim/world.hpp"
 
@@ -310,6 +312,82 @@ TEST_CASE("the kueue: section can point at a Kueue Configuration file") {
   CHECK(s.pods_ready_timeout == 7 * kMinute);
   CHECK(s.backoff_base == 30 * kSecond);
   CHECK(s.fair_sharing);
+}
+
+}  // namespace capsim
+
+namespace capsim {
+
+namespace {
+
+KueueSettings settings_from(const std::string& file, std::vector<std::string>* warnings) {
+  World world;
+  WorldBuilder b{world, GpuCatalog::builtin()};
+  load_kueue_section(
+      YamlNode::load_string("config: " + file + "\n", "s.yaml"), b,
+      [](const YamlNode& n) { return n.str(); }, warnings);
+  return world.queues.settings;
+}
+
+}  // namespace
+
+TEST_CASE("a v1beta2 Kueue Configuration turns a feature on by its section, as Kueue does") {
+  // kueue #7583 and #7628 removed fairSharing.enable and waitForPodsReady.enable from v1beta2.
+  const std::string dir = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/";
+  std::vector<std::string> w1, w2;
+  const KueueSettings v1 = settings_from(dir + "kueue-config.yaml", &w1);
+  const KueueSettings v2 = settings_from(dir + "kueue-config-v1beta2.yaml", &w2);
+  CHECK(v2.fair_sharing);
+  CHECK(v2.wait_for_pods_ready);
+  // The same meaning in both versions gives the same settings.
+  CHECK(v1.fair_sharing == v2.fair_sharing);
+  CHECK(v1.wait_for_pods_ready == v2.wait_for_pods_ready);
+  CHECK(v1.pods_ready_timeout == v2.pods_ready_timeout);
+  CHECK(v1.requeue_at_eviction_time == v2.requeue_at_eviction_time);
+  CHECK(v1.backoff_base == v2.backoff_base);
+  CHECK(v1.preemption_strategies == v2.preemption_strategies);
+  CHECK(w2.empty());
+
+  testing::ScratchDir tmp("kueue-v1beta2");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(tmp.file(name)) << text;
+    return tmp.file(name);
+  };
+  // A leftover `enable: true` is ignored with a warning naming the field.
+  std::vector<std::string> w3;
+  const KueueSettings s3 =
+      settings_from(write("a.yaml",
+                          "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                          "waitForPodsReady: {enable: true, timeout: 5m}\n"),
+                    &w3);
+  CHECK(s3.wait_for_pods_ready);
+  REQUIRE(w3.size() == 1);
+  CHECK(w3[0].find("waitForPodsReady.enable") != std::string::npos);
+  // `enable: false` would mean the opposite of what Kueue does with the file: refused, located.
+  std::vector<std::string> w4;
+  auto err = input_error([&] {
+    (void)settings_from(write("b.yaml",
+                              "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                              "fairSharing:\n  enable: false\n"),
+                        &w4);
+  });
+  REQUIRE(err.has_value());
+  CHECK(err->where().line == 4);
+  CHECK(err->message().find("remove the section to turn it off") != std::string::npos);
+  // In v1beta1 `enable: false` keeps the feature off.
+  std::vector<std::string> w5;
+  const KueueSettings s5 =
+      settings_from(write("c.yaml",
+                          "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+                          "fairSharing: {enable: false}\n"),
+                    &w5);
+  CHECK(!s5.fair_sharing);
+  auto bad = input_error([&] {
+    (void)settings_from(
+        write("d.yaml", "apiVersion: config.kueue.x-k8s.io/v2\nkind: Configuration\n"), &w5);
+  });
+  REQUIRE(bad.has_value());
+  CHECK(bad->message().find("config.kueue.x-k8s.io/v1beta2") != std::string::npos);
 }
 
 }  // namespace capsim

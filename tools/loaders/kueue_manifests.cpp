@@ -617,11 +617,39 @@ void check_kueue(World& world, std::vector<std::string>* warnings) {
 // --- The `kueue:` section
 // -------------------------------------------------------------------------
 
+// Where the settings come from: capsim's own `kueue:` section, or a Kueue Configuration file of
+// API version v1beta1 or v1beta2.
+enum class SettingsSource : std::uint8_t { kScenario, kConfigV1beta1, kConfigV1beta2 };
+
+// Whether a feature section (fairSharing, waitForPodsReady) turns its feature on. In v1beta1 and
+// capsim's section, `enable: true` does. In v1beta2 Kueue removed `enable`: the section's
+// presence turns the feature on (kueue #7583 for fairSharing, #7628 for waitForPodsReady), so a
+// leftover `enable: true` is ignored with a warning and `enable: false` is an error, since
+// Kueue would run the feature that the file seems to turn off.
+bool feature_enabled(MapReader& section, const char* feature, SettingsSource from,
+                     std::vector<std::string>* warnings) {
+  if (from != SettingsSource::kConfigV1beta2) return section.bool_or("enable", false);
+  if (auto e = section.opt("enable")) {
+    if (!e->boolean()) {
+      e->fail(
+          fmt::format("config.kueue.x-k8s.io/v1beta2 has no {}.enable: the section's "
+                      "presence turns the feature on; remove the section to turn it off",
+                      feature));
+    }
+    warn(warnings, *e,
+         fmt::format("config.kueue.x-k8s.io/v1beta2 has no {}.enable (a v1beta1 field): ignored, "
+                     "the section's presence turns the feature on",
+                     feature));
+  }
+  return true;
+}
+
 void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>* warnings,
-                       bool config_file) {
+                       SettingsSource from) {
+  const bool config_file = from != SettingsSource::kScenario;
   if (auto fs = m.opt("fairSharing")) {
     MapReader f = fs->map();
-    s.fair_sharing = f.bool_or("enable", false);
+    s.fair_sharing = feature_enabled(f, "fairSharing", from, warnings);
     if (auto ps = f.opt("preemptionStrategies")) {
       s.preemption_strategies.clear();
       for (const YamlNode& p : ps->seq()) {
@@ -641,7 +669,7 @@ void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>*
   }
   if (auto w = m.opt("waitForPodsReady")) {
     MapReader wm = w->map();
-    s.wait_for_pods_ready = wm.bool_or("enable", false);
+    s.wait_for_pods_ready = feature_enabled(wm, "waitForPodsReady", from, warnings);
     if (auto t = wm.opt("timeout")) {
       s.pods_ready_timeout = t->duration();
       if (s.pods_ready_timeout <= 0) t->fail("the timeout must be positive");
@@ -693,11 +721,10 @@ void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>*
   if (config_file) {
     // The rest of a Kueue Configuration is about running the controller, not about admission.
     for (const char* key :
-         {"apiVersion", "kind", "namespace", "manageJobsWithoutQueueName",
-          "managedJobsNamespaceSelector", "internalCertManagement", "clientConnection",
-          "controller", "health", "metrics", "webhook", "leaderElection", "integrations",
-          "queueVisibility", "multiKueue", "featureGates", "objectRetentionPolicies",
-          "admissionFairSharing", "pprofBindAddress"}) {
+         {"kind", "namespace", "manageJobsWithoutQueueName", "managedJobsNamespaceSelector",
+          "internalCertManagement", "clientConnection", "controller", "health", "metrics",
+          "webhook", "leaderElection", "integrations", "queueVisibility", "multiKueue",
+          "featureGates", "objectRetentionPolicies", "admissionFairSharing", "pprofBindAddress"}) {
       m.ignore(key);
     }
   } else {
@@ -738,10 +765,23 @@ void load_kueue_section(const YamlNode& section, WorldBuilder& b, FileSource& fi
     if (auto kind = cm.opt("kind"); kind && kind->str() != "Configuration") {
       kind->fail("a Kueue configuration file has kind: Configuration");
     }
-    load_settings_map(cm, q.settings, warnings, true);
+    // Without an apiVersion the file is read as v1beta1, the version that has `enable` fields.
+    SettingsSource from = SettingsSource::kConfigV1beta1;
+    if (auto api = cm.opt("apiVersion")) {
+      const std::string v = api->str();
+      if (v == "config.kueue.x-k8s.io/v1beta2") {
+        from = SettingsSource::kConfigV1beta2;
+      } else if (v != "config.kueue.x-k8s.io/v1beta1") {
+        api->fail(
+            fmt::format("a Kueue Configuration has apiVersion config.kueue.x-k8s.io/v1beta2 "
+                        "or config.kueue.x-k8s.io/v1beta1, not '{}'",
+                        v));
+      }
+    }
+    load_settings_map(cm, q.settings, warnings, from);
     cm.finish();
   }
-  load_settings_map(m, q.settings, warnings, false);
+  load_settings_map(m, q.settings, warnings, SettingsSource::kScenario);
   m.finish();
   require_kueue_checks(b, warnings);
 }
