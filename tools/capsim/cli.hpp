@@ -19,6 +19,7 @@ enum ExitCode : int {
   kInternal = 70,      // internal error / invariant violated
   kCannotWrite = 74,   // cannot write the output
   kInterrupted = 130,  // SIGINT
+  kTerminated = 143,   // SIGTERM (what Kubernetes and Slurm send to stop a job)
 };
 
 // Runs `body`, catching every error and printing it as "capsim <cmd>: error: ..." on stderr.

@@ -20,10 +20,33 @@ namespace capsim::cli {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int /*sig*/) {
-  g_interrupted.store(true);
+// The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. Both stop the run
+// at the next event boundary and discard the report being written, so kill, Ctrl-C, `kubectl
+// delete` and `scancel` never leave a half-written file under the output's name.
+std::atomic<int> g_interrupted{0};
+extern "C" void on_stop_signal(int sig) {
+  g_interrupted.store(sig);
 }
+
+// Catches SIGINT and SIGTERM for its lifetime, from before the scenario is read (a signal during
+// the load stops the run before its first event), and puts the previous handlers back.
+class StopSignals {
+ public:
+  StopSignals()
+      : int_(std::signal(SIGINT, on_stop_signal)), term_(std::signal(SIGTERM, on_stop_signal)) {
+    g_interrupted.store(0);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  void (*int_)(int);
+  void (*term_)(int);
+};
 
 class ProgressBar {
  public:
@@ -109,6 +132,7 @@ int cmd_run(const std::vector<std::string>& args) {
     }
     if (scenario.empty()) throw UsageError("a scenario file is required");
 
+    const StopSignals stop_signals;
     LoadOptions lo;
     lo.overrides = sets;
     if (vm.count("seed")) lo.seed = seed;
@@ -131,19 +155,24 @@ int cmd_run(const std::vector<std::string>& args) {
     req.profile = profile;
     req.paranoid = vm.count("paranoid") > 0;
     req.progress = [&bar](double f) { bar.update(f); };
-    g_interrupted.store(false);
-    auto previous = std::signal(SIGINT, on_sigint);
-    req.should_stop = [] { return g_interrupted.load(); };
+    req.should_stop = [] { return g_interrupted.load() != 0; };
     RunOutcome o;
     try {
+      if (g_interrupted.load() != 0) throw Interrupted();  // the signal came while loading
       o = run_scenario(s, req, recorder);
+    } catch (const Interrupted&) {
+      bar.done();
+      recorder.abort();
+      if (g_interrupted.load() == SIGTERM) {
+        std::cerr << "capsim run: terminated (SIGTERM); no report was written.\n";
+        return kTerminated;
+      }
+      throw;
     } catch (...) {
-      std::signal(SIGINT, previous);
       bar.done();
       recorder.abort();
       throw;
     }
-    std::signal(SIGINT, previous);
     bar.done();
     if (!quiet) {
       for (const auto& w : o.warnings)
