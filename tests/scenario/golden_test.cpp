@@ -89,7 +89,16 @@ std::string first_difference(const std::string& got, const std::string& want) {
   }
 }
 
+// CAPSIM_GOLDEN_DUMP=DIR also writes every run's parts to DIR/<name>.<part>, whether they match
+// or not: tools/test-compilers.sh compares builds with it.
+void dump_part(const GoldenCase& c, const char* part, const std::string& got) {
+  const char* dir = std::getenv("CAPSIM_GOLDEN_DUMP");
+  if (dir == nullptr || *dir == '\0') return;
+  write_file(fs::path(dir) / (std::string(c.name) + "." + part), got);
+}
+
 void compare_part(const GoldenCase& c, const char* part, const std::string& got) {
+  dump_part(c, part, got);
   const fs::path golden =
       fs::path(CAPSIM_SOURCE_DIR) / "tests/scenario/golden" / (std::string(c.name) + "." + part);
   if (updating()) {
