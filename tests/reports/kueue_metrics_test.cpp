@@ -116,6 +116,12 @@ TEST_SUITE("kueue metrics") {
       if (s.name.rfind("kueue_", 0) != 0) continue;
       ++seen[s.name];
       CAPTURE(s.name);
+      if (s.name.rfind("kueue_local_queue_", 0) == 0) {
+        // LocalQueue series: Kueue's `name` and `namespace` (checked below).
+        CHECK(s.labels.count("name") == 1);
+        CHECK(s.labels.count("namespace") == 1);
+        continue;
+      }
       REQUIRE(s.labels.count("cluster_queue") == 1);
       CHECK(cqs.count(s.labels.at("cluster_queue")) == 1);
       if (s.name == "kueue_pending_workloads") {

@@ -156,13 +156,24 @@ TEST_CASE("the ledger's charge rows are each pod's exact hardware and energy and
   CHECK(pods + idle + stranded == doctest::Approx(t.total()).epsilon(1e-12));
   CHECK(keep.sum(&ChargeRecord::gpu_kwh, "pod") + keep.sum(&ChargeRecord::gpu_kwh, "idle") ==
         doctest::Approx(t.gpu_kwh).epsilon(1e-12));
-  // b's rate changed at 1 h (a left): two rows, [0, 1 h) and [1 h, 2 h).
-  std::vector<std::pair<SimTime, SimTime>> spans;
-  for (const ChargeRecord& r : keep.rows) {
-    if (r.pod == p) spans.emplace_back(r.start, r.end);
+  // A stretch closes when its rate changes: g's idle rate at 1 h (a left: half the GPU and 2
+  // cores more are idle) and at 2 h (b left). b's rows cover its 2 hours without gaps or overlap
+  // (its rate barely changes when a leaves: its busy power is 600 W x its own demand).
+  std::vector<std::pair<SimTime, SimTime>> idle_spans, b_spans;
+  for (std::size_t i = 0; i < keep.rows.size(); ++i) {
+    const ChargeRecord& r = keep.rows[i];
+    if (r.node == g && keep.kinds[i] == "idle") idle_spans.emplace_back(r.start, r.end);
+    if (r.pod == p) b_spans.emplace_back(r.start, r.end);
   }
-  std::sort(spans.begin(), spans.end());
-  CHECK(spans == std::vector<std::pair<SimTime, SimTime>>{{0, kHour}, {kHour, 2 * kHour}});
+  std::sort(idle_spans.begin(), idle_spans.end());
+  CHECK(idle_spans == std::vector<std::pair<SimTime, SimTime>>{
+                          {0, kHour}, {kHour, 2 * kHour}, {2 * kHour, 3 * kHour}});
+  std::sort(b_spans.begin(), b_spans.end());
+  REQUIRE_FALSE(b_spans.empty());
+  CHECK(b_spans.front().first == 0);
+  CHECK(b_spans.back().second == 2 * kHour);
+  for (std::size_t i = 1; i < b_spans.size(); ++i)
+    CHECK(b_spans[i].first == b_spans[i - 1].second);
   // finish() closed everything: a second call adds nothing.
   const std::size_t n = keep.rows.size();
   b.ledger->finish();
