@@ -1,18 +1,11 @@
-// Who was charged what, and when, in a finished run: the per-pod charges behind the summary's
-// cost figures, rebuilt from the report file (node prices, the `start` events' device holdings
-// and the events that release them) and reconciled with the run's cost ledger (the summary's
-// queue.<q>.cost_usd, cost_unqueued_usd, cost_hardware_usd, cost_energy_usd). The OpenCost and
-// FOCUS exports (reports/cost_export.hpp) are views of it. Pure data after loading.
-//
-// How a holding is charged, as sim/cost_ledger.cpp charges it: a whole GPU 1, a MIG instance
-// max(memory slots / 8, compute slices / 7) of the catalog model, a time-slice or MPS replica
-// 1 / replicas of its device, a GPU share milli / 1000; a GPU whose holders add up to more than 1
-// is scaled down to 1. A holder pays gpu price (node price / GPUs) x its share per hour. The
-// ledger also charges energy and CPU-only nodes' prices, which the report file cannot rebuild per
-// pod; reconciliation scales each queue's charges to the ledger's queue total (so energy is
-// spread over a queue's pods by their GPU charge). A queue whose cost lies only on CPU-only nodes
-// has it spread over its pods there by run time (the file has no CPU requests); what no pod can
-// carry is an "unattributed" charge of the queue. `max_deviation` says how far the rebuild was off.
+// Who was charged what, and when, in a finished run: the cost ledger's own stretches of constant
+// rate (the report's `charge` table, written by sim/cost_ledger.cpp as the run went), grouped per
+// pod and node, with the names the exports need (job, queue, pool, GPU model, namespace and the
+// kueue.x-k8s.io/queue-name label). Nothing is rebuilt or scaled: the pod rows add up to the
+// run's cost_allocated_usd, and with the nodes' idle and stranded rows to its cost_total_usd, to
+// floating-point rounding. A row's rate is constant, so its part inside a window is its share of
+// the duration, and window splits add up to the whole. The OpenCost and FOCUS exports
+// (reports/cost_export.hpp) are views of it. Pure data after loading.
 #pragma once
 
 #include <cstdint>
@@ -21,36 +14,43 @@
 #include <vector>
 
 #include "reports/report_data.hpp"
+#include "reports/report_tables.hpp"
 #include "sim/time.hpp"
 
 namespace capsim {
 
-// A stretch of a charge at a constant rate.
-struct ChargeSegment {
-  SimTime start = 0, end = 0;
-  double gpus = 0;           // charged GPUs (fractions of GPUs, after scaling)
-  double cost_per_hour = 0;  // after reconciliation
+// Sums of charge rows (or their parts inside a window).
+struct ChargeSums {
+  double hardware = 0, energy = 0;  // currency
+  double cpu_node_hardware = 0;     // the part of `hardware` paid on nodes without GPUs
+  double gpu_hours = 0, cpu_core_hours = 0, ram_byte_hours = 0, gpu_kwh = 0;
+
+  double cost() const { return hardware + energy; }
+  // Adds `fraction` (0..1) of `row`, a row of a node with (`cpu_node`) or without GPUs.
+  void add(const ChargeRow& row, double fraction, bool cpu_node);
+  void add(const ChargeSums& other);
 };
 
-// One holding: a pod on a node from a `start` event to the event that released its devices
-// (or the end of the run).
+// The share (0..1) of [row.start, row.end) that lies inside [from, to).
+double fraction_inside(const ChargeRow& row, SimTime from, SimTime to);
+
+// One pod's charge rows on one node.
 struct PodCharge {
-  std::string pod;  // "" for a queue's unattributed charge
+  std::string pod;
   std::string job, queue, node, pool, gpu_model, sharing;
   // The workload's namespace and kueue.x-k8s.io/queue-name label, known from its `queued` event
   // in runs with Kueue objects; "" / none otherwise (the pod table records neither).
   std::string namespace_;
   std::map<std::string, std::string> labels;
-  std::string devices;   // the start event's device list, e.g. "gpu0/mig-1g.10gb@0"
-  std::string resource;  // "gpu", "mig-1g.10gb", "gpu-share", "gpu-replica", "cpu", "none"
-  SimTime start = 0, end = 0;
-  std::vector<ChargeSegment> segments;  // in time order, covering [start, end)
+  std::string devices;         // the pod table's device list, e.g. "gpu0/mig-1g.10gb@0"
+  std::string resource;        // "gpu", "mig-1g.10gb", "gpu-share", "gpu-replica", "cpu", "none"
+  bool cpu_node = false;       // its node has no GPUs (its price is split by requested CPU)
+  SimTime start = 0, end = 0;  // first row's start, last row's end
+  std::vector<ChargeRow> segments;  // in time order
 
-  double cost() const;
-  double gpu_hours() const;
-  // Cost and GPU-hours inside [from, to).
-  double cost_in(SimTime from, SimTime to) const;
-  double gpu_hours_in(SimTime from, SimTime to) const;
+  ChargeSums sums_in(SimTime from, SimTime to) const;
+  double cost() const { return sums_in(0, kEndOfTime).cost(); }
+  double gpu_hours() const { return sums_in(0, kEndOfTime).gpu_hours; }
 };
 
 struct NodeCharge {
@@ -58,6 +58,9 @@ struct NodeCharge {
   std::int64_t gpus = 0;
   std::int64_t cpu_milli = 0, memory_mib = 0;
   double price_per_hour = 0;
+  std::vector<ChargeRow> idle, stranded;  // the node's rows that no pod paid, in time order
+
+  bool cpu_node() const { return gpus <= 0; }
 };
 
 struct CostAllocation {
@@ -66,29 +69,22 @@ struct CostAllocation {
   SimTime end = 0;  // the run's simulated end
   std::vector<NodeCharge> nodes;
   std::vector<PodCharge> charges;  // by start, then pod
-  // The ledger's figures (summary).
+  // The ledger's figures (summary), for checks and notes.
   double total = 0, hardware = 0, energy = 0, allocated = 0, stranded = 0;
-  // Largest |rebuilt - ledger| / ledger over the queues whose GPU charges were rebuilt (0: the
-  // rebuild was exact; energy makes it positive), and how many queues' cost was that of pods on
-  // CPU-only nodes, spread over them by run time.
-  double max_deviation = 0;
-  int cpu_spread_queues = 0;
-  // Energy cost per hour of each pool over time: (from time, rate) steps, scaled so that their
-  // integral is the ledger's energy total.
-  std::map<std::string, std::vector<std::pair<SimTime, double>>> energy_steps;
 
-  // Cost (hardware + energy) inside [from, to): hardware at its constant rate, energy by the
-  // pool's sampled cost rate. Whole cluster, or one pool.
-  double total_in(SimTime from, SimTime to) const;
-  double pool_total_in(const std::string& pool, SimTime from, SimTime to) const;
-  double energy_in(const std::string& pool, SimTime from, SimTime to) const;
+  // Sums inside [from, to): every row (the whole cost), the nodes' idle or stranded rows, of all
+  // nodes or of one pool's.
+  ChargeSums total_in(SimTime from, SimTime to) const;
+  ChargeSums idle_in(SimTime from, SimTime to, const std::string* pool = nullptr) const;
+  ChargeSums stranded_in(SimTime from, SimTime to, const std::string* pool = nullptr) const;
   // Pool names in node order ("" = nodes without a pool), and a pool's GPUs.
   std::vector<std::string> pools() const;
   double gpus_in_pool(const std::string& pool) const;
 };
 
-// Rebuilds the charges of `data`'s run from its report file. Throws InputError (kInvalid) when
-// the file has no events or no cost figures to rebuild from.
+// The charges of `data`'s run, read from its report file. Throws InputError (kInvalid) when the
+// run has no cost figures, or the file was written before the `charge` table (schema 1): "written
+// by an older capsim; re-run".
 CostAllocation load_cost_allocation(const ReportData& data);
 
 }  // namespace capsim

@@ -42,8 +42,7 @@ std::string aggregate_key(const PodCharge& c, const std::string& aggregate) {
 struct Allocation {
   std::string name;
   SimTime first = kEndOfTime, last = 0;  // running span inside the window
-  double gpu_hours = 0, cost = 0;
-  double cpu_cost = 0;  // the part of `cost` charged on nodes without GPUs (by requested CPU)
+  ChargeSums sums;
   // Properties: kept while every charge agrees, dropped (empty) when they differ.
   std::string node, namespace_, pod, controller, queue;
   std::map<std::string, std::string> labels;
@@ -74,10 +73,7 @@ struct Allocation {
     seen = true;
     first = std::min(first, std::max(from, c.start));
     last = std::max(last, std::min(to, c.end));
-    gpu_hours += c.gpu_hours_in(from, to);
-    const double in_window = c.cost_in(from, to);
-    cost += in_window;
-    if (c.resource == "cpu") cpu_cost += in_window;
+    sums.add(c.sums_in(from, to));
   }
 };
 
@@ -168,9 +164,6 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
   const double origin = o.origin_epoch_s;
   auto stamp = [&](SimTime t) { return json_quote(utc_timestamp(origin + to_seconds(t))); };
   auto num = [](double v) { return json_number(std::abs(v) < 1e-12 ? 0.0 : v); };
-  double cluster_gpus = 0;
-  for (const NodeCharge& n : a.nodes)
-    cluster_gpus += static_cast<double>(n.gpus);
 
   std::string out = "{\"code\":200,\"status\":\"success\",\"data\":[";
   const auto windows = cost_windows(a, o.window, origin);
@@ -184,28 +177,35 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
     }
     out += w ? ",{" : "{";
     bool first_entry = true;
+    // capsim's node price is one number: a GPU node's is its GPUs' (the ledger splits it by the
+    // GPU share each pod holds), a CPU-only node's is split by requested CPU. So OpenCost's
+    // cpuCost is what was paid on nodes without GPUs, gpuCost the rest (GPU nodes' price and the
+    // GPU energy), ramCost 0; cpuCoreHours and ramByteHours are the requests held, on any node.
     auto entry = [&](const std::string& name, const std::string& properties, SimTime start,
-                     SimTime end, double gpu_hours, double cost, double cpu_cost) {
+                     SimTime end, const ChargeSums& s) {
       const double hours = hours_of(start, end);
+      const double cores = hours > 0 ? s.cpu_core_hours / hours : 0.0;
+      const double ram = hours > 0 ? s.ram_byte_hours / hours : 0.0;
       out += first_entry ? "\n" : ",\n";
       first_entry = false;
       out += fmt::format(
           "{}:{{\"name\":{},\"properties\":{},\"window\":{{\"start\":{},\"end\":{}}},"
           "\"start\":{},\"end\":{},\"minutes\":{},"
-          "\"cpuCores\":0,\"cpuCoreRequestAverage\":0,\"cpuCoreUsageAverage\":0,"
-          "\"cpuCoreHours\":0,\"cpuCost\":{},\"cpuCostAdjustment\":0,\"cpuEfficiency\":0,"
+          "\"cpuCores\":{},\"cpuCoreRequestAverage\":{},\"cpuCoreUsageAverage\":0,"
+          "\"cpuCoreHours\":{},\"cpuCost\":{},\"cpuCostAdjustment\":0,\"cpuEfficiency\":0,"
           "\"gpuCount\":{},\"gpuHours\":{},\"gpuCost\":{},\"gpuCostAdjustment\":0,"
           "\"networkTransferBytes\":0,\"networkReceiveBytes\":0,\"networkCost\":0,"
           "\"networkCostAdjustment\":0,\"loadBalancerCost\":0,\"loadBalancerCostAdjustment\":0,"
           "\"pvBytes\":0,\"pvByteHours\":0,\"pvCost\":0,\"pvCostAdjustment\":0,"
-          "\"ramBytes\":0,\"ramByteRequestAverage\":0,\"ramByteUsageAverage\":0,"
-          "\"ramByteHours\":0,\"ramCost\":0,\"ramCostAdjustment\":0,\"ramEfficiency\":0,"
+          "\"ramBytes\":{},\"ramByteRequestAverage\":{},\"ramByteUsageAverage\":0,"
+          "\"ramByteHours\":{},\"ramCost\":0,\"ramCostAdjustment\":0,\"ramEfficiency\":0,"
           "\"sharedCost\":0,\"externalCost\":0,\"totalCost\":{},\"totalEfficiency\":0}}",
           json_quote(name), json_quote(name), properties, stamp(from), stamp(to), stamp(start),
-          stamp(end), num(hours * 60.0), num(cpu_cost), num(hours > 0 ? gpu_hours / hours : 0.0),
-          num(gpu_hours), num(cost - cpu_cost), num(cost));
+          stamp(end), num(hours * 60.0), num(cores), num(cores), num(s.cpu_core_hours),
+          num(s.cpu_node_hardware), num(hours > 0 ? s.gpu_hours / hours : 0.0), num(s.gpu_hours),
+          num(s.cost() - s.cpu_node_hardware), num(ram), num(ram), num(s.ram_byte_hours),
+          num(s.cost()));
     };
-    double allocated_cost = 0, allocated_gpu_hours = 0;
     for (const auto& [name, al] : set) {
       std::string props = "{\"cluster\":" + json_quote(o.cluster);
       auto prop = [&](const char* key, const std::string& v) {
@@ -227,17 +227,14 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
         props += "}";
       }
       props += "}";
-      entry(name, props, al.first, al.last, al.gpu_hours, al.cost, al.cpu_cost);
-      allocated_cost += al.cost;
-      allocated_gpu_hours += al.gpu_hours;
+      entry(name, props, al.first, al.last, al.sums);
     }
     if (o.idle) {
+      // The ledger's idle and stranded rows: what the nodes cost that no pod was charged.
       const SimTime s = std::max<SimTime>(from, 0), e = std::min(to, a.end);
-      const double idle_cost = std::max(0.0, a.total_in(from, to) - allocated_cost);
-      const double idle_gpu_hours =
-          std::max(0.0, cluster_gpus * hours_of(s, e) - allocated_gpu_hours);
-      entry(std::string(kIdle), "{\"cluster\":" + json_quote(o.cluster) + "}", s, e, idle_gpu_hours,
-            idle_cost, 0.0);
+      ChargeSums idle = a.idle_in(from, to);
+      idle.add(a.stranded_in(from, to));
+      entry(std::string(kIdle), "{\"cluster\":" + json_quote(o.cluster) + "}", s, e, idle);
     }
     out += "\n}";
   }
@@ -338,40 +335,27 @@ std::string render_focus_csv(const CostAllocation& a, const CostExportOptions& o
   };
 
   for (const auto& [from, to] : windows) {
-    // 1. Each charge's part of the period.
-    std::map<std::string, double> pool_cost, pool_gpu_hours;
+    // 1. Each pod's charge rows' part of the period.
     for (const PodCharge& c : a.charges) {
       if (c.end <= from || c.start >= to) continue;
+      const ChargeSums sums = c.sums_in(from, to);
       Row r;
-      r.cost = c.cost_in(from, to);
-      r.quantity = c.gpu_hours_in(from, to);
+      r.cost = sums.cost();
+      r.quantity = sums.gpu_hours;
       r.queue = c.queue;
       r.job = c.job;
-      if (c.pod.empty()) {
-        r.resource_id = "queue/" + c.queue;
-        r.resource_name = c.queue;
-        r.resource_type = "Kubernetes Queue";
-        r.kind = "unattributed";
-        r.sku = "unattributed";
-        r.sharing = "none";
-        r.description = fmt::format(
-            "queue {}: cost the report file cannot place on a pod (CPU-only nodes)", c.queue);
-      } else {
-        r.resource_id = "pod/" + (c.namespace_.empty() ? "" : c.namespace_ + "/") + c.pod;
-        r.resource_name = c.pod;
-        r.resource_type = "Kubernetes Pod";
-        r.kind = "allocated";
-        r.pool = c.pool;
-        r.model = c.gpu_model;
-        r.sharing = c.sharing;
-        r.node = c.node;
-        r.device = c.devices;
-        r.sku = (c.gpu_model.empty() ? "cpu" : c.gpu_model) + "/" + c.resource;
-        r.description = fmt::format("{} of {} on node {}", c.resource,
-                                    c.gpu_model.empty() ? "a CPU node" : c.gpu_model, c.node);
-        pool_cost[c.pool] += r.cost;
-        pool_gpu_hours[c.pool] += r.quantity;
-      }
+      r.resource_id = "pod/" + (c.namespace_.empty() ? "" : c.namespace_ + "/") + c.pod;
+      r.resource_name = c.pod;
+      r.resource_type = "Kubernetes Pod";
+      r.kind = "allocated";
+      r.pool = c.pool;
+      r.model = c.gpu_model;
+      r.sharing = c.sharing;
+      r.node = c.node;
+      r.device = c.devices;
+      r.sku = (c.gpu_model.empty() ? "cpu" : c.gpu_model) + "/" + c.resource;
+      r.description = fmt::format("{} of {} on node {}", c.resource,
+                                  c.gpu_model.empty() ? "a CPU node" : c.gpu_model, c.node);
       std::string tags = "{";
       auto tag = [&](const std::string& k, const std::string& v) {
         if (v.empty()) return;
@@ -385,44 +369,38 @@ std::string render_focus_csv(const CostAllocation& a, const CostExportOptions& o
       if (r.cost == 0 && r.quantity == 0) continue;
       write(r, std::max<SimTime>(from, 0), std::min(to, a.end));
     }
-    // 2. Each pool's idle remainder: its nodes' cost in the period less what pods were charged.
-    //    Unattributed queue charges (pods on CPU-only nodes) have no pool: they come out of the
-    //    remainder of the pools without GPUs, where those pods ran (or of the last pool).
-    double unattributed = 0;
-    for (const PodCharge& c : a.charges) {
-      if (c.pod.empty()) unattributed += c.cost_in(from, to);
-    }
-    const std::vector<std::string> pools = a.pools();
-    for (const std::string& pool : pools) {
+    // 2. Each pool's idle and stranded rows: what its nodes cost in the period that no pod was
+    //    charged (the ledger's own remainder, not a difference taken here).
+    for (const std::string& pool : a.pools()) {
       const SimTime s = std::max<SimTime>(from, 0), e = std::min(to, a.end);
       if (e <= s) continue;
-      Row r;
-      r.cost = a.pool_total_in(pool, from, to) - pool_cost[pool];
-      r.quantity = std::max(0.0, a.gpus_in_pool(pool) * hours_of(s, e) - pool_gpu_hours[pool]);
-      r.resource_id = "pool/" + (pool.empty() ? "(none)" : pool);
-      r.resource_name = pool;
-      r.resource_type = "Kubernetes Node Pool";
-      r.kind = "idle";
-      r.pool = pool;
-      for (const NodeCharge& n : a.nodes) {
-        if (n.pool == pool) {
-          r.model = n.gpu_model;
-          r.sharing = n.sharing;
-          break;
+      for (const char* kind : {"idle", "stranded"}) {
+        const bool idle = std::string_view(kind) == "idle";
+        const ChargeSums sums = idle ? a.idle_in(from, to, &pool) : a.stranded_in(from, to, &pool);
+        if (!idle && sums.cost() == 0 && sums.gpu_hours == 0) continue;
+        Row r;
+        r.cost = sums.cost();
+        r.quantity = sums.gpu_hours;
+        r.resource_id = "pool/" + (pool.empty() ? "(none)" : pool);
+        r.resource_name = pool;
+        r.resource_type = "Kubernetes Node Pool";
+        r.kind = kind;
+        r.pool = pool;
+        for (const NodeCharge& n : a.nodes) {
+          if (n.pool == pool) {
+            r.model = n.gpu_model;
+            r.sharing = n.sharing;
+            break;
+          }
         }
+        r.sku = (r.model.empty() ? "cpu" : r.model) + "/" + kind;
+        const std::string pool_name = pool.empty() ? "(none)" : pool;
+        r.description =
+            idle ? fmt::format("idle capacity of pool {}", pool_name)
+                 : fmt::format("stranded capacity (free but unusable) of pool {}", pool_name);
+        r.tags = "{}";
+        write(r, s, e);
       }
-      r.sku = (r.model.empty() ? "cpu" : r.model) + "/idle";
-      r.description =
-          fmt::format("idle and stranded capacity of pool {}", pool.empty() ? "(none)" : pool);
-      r.tags = "{}";
-      if (unattributed > 0) {
-        const double take = std::min(unattributed, std::max(0.0, r.cost));
-        if (a.gpus_in_pool(pool) == 0 || &pool == &pools.back()) {
-          r.cost -= take;
-          unattributed -= take;
-        }
-      }
-      write(r, s, e);
     }
   }
   return out;

@@ -1,8 +1,8 @@
 // A run's cost where FinOps tools look for it: the JSON that OpenCost's /allocation API returns
 // (one allocation set per window, aggregated like its `aggregate` parameter, idle as __idle__)
 // and FOCUS 1.2 cost rows (CSV, one row per charge per charge period). Both are views of the
-// rebuilt and reconciled charges (reports/cost_allocation.hpp), so their costs add up to the
-// run's cost_total_usd. docs/reports.md describes the fields. Pure functions.
+// cost ledger's charge rows (reports/cost_allocation.hpp), so their costs add up to the run's
+// cost_total_usd in every window. docs/reports.md describes the fields. Pure functions.
 #pragma once
 
 #include <optional>

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -121,15 +122,36 @@ double kueue_amount(const std::string& resource, double v) {
 // nominal quota; per ClusterQueue its pending workloads (active: waiting to be tried;
 // inadmissible: its last admission attempt failed), its admitted workloads that have not
 // finished, and the histogram of admission waits (from being queued or requeued to admission)
-// with Kueue's buckets. Kueue's `cohort` label and its borrowing limits are not in the report
-// file; those are left out.
+// with Kueue's buckets; per LocalQueue its pending and admitted active workloads. Names and
+// labels follow Kueue's metrics reference (site/content/en/docs/reference/metrics.md, "ClusterQueue
+// status", "LocalQueue Status (alpha)" and "Optional metrics") and pkg/metrics/metrics.go: the
+// cluster-queue resource gauges carry `cohort` (empty for a ClusterQueue without one),
+// `cluster_queue`, `flavor`, `resource`; kueue_cluster_queue_borrowing_limit is +Inf where the
+// spec sets no borrowingLimit, as pkg/cache reports it. Files older than the queue_quota table
+// have no cohort or borrowing limits: their series leave the cohort label and that family out.
 void write_kueue_families(Writer& w, const ReportData& d) {
-  // 1. Usage and nominal quota per (ClusterQueue, flavor, resource).
+  // 1. Usage, nominal quota and borrowing limit per (ClusterQueue, flavor, resource).
+  const bool have_quotas = !d.queue_quotas.empty();
+  std::map<std::string, std::string> cohort_of;
+  std::map<std::tuple<std::string, std::string, std::string>, double> borrowing_limit;
+  for (const QueueQuotaRow& q : d.queue_quotas) {
+    cohort_of[q.cluster_queue] = q.cohort;
+    borrowing_limit[{q.cluster_queue, q.flavor, q.resource}] =
+        std::isnan(q.borrowing_limit) ? std::numeric_limits<double>::infinity() : q.borrowing_limit;
+  }
+  auto cq_labels = [&](const std::string& queue) {
+    std::string l;
+    if (have_quotas) {
+      const auto it = cohort_of.find(queue);
+      l = fmt::format(R"(cohort="{}",)", label_value(it == cohort_of.end() ? "" : it->second));
+    }
+    return l + fmt::format(R"(cluster_queue="{}")", label_value(queue));
+  };
   std::map<std::string, std::vector<const QueueSampleRow*>> series;
   for (const QueueSampleRow& q : d.queue_samples) {
     if (q.flavor.empty()) continue;  // the sum over flavors; Kueue reports per flavor
-    series[fmt::format(R"(cluster_queue="{}",flavor="{}",resource="{}")", label_value(q.queue),
-                       label_value(q.flavor), label_value(q.resource))]
+    series[fmt::format(R"({},flavor="{}",resource="{}")", cq_labels(q.queue), label_value(q.flavor),
+                       label_value(q.resource))]
         .push_back(&q);
   }
   const std::vector<std::tuple<std::string, std::string, double QueueSampleRow::*>> gauges = {
@@ -150,6 +172,20 @@ void write_kueue_families(Writer& w, const ReportData& d) {
       }
     }
   }
+  if (have_quotas) {
+    const std::string name = "kueue_cluster_queue_borrowing_limit";
+    w.family(name, "Reports the cluster_queue's resource borrowing limit within all the flavors.",
+             "");
+    for (const auto& [labels, rows] : series) {
+      const auto it =
+          borrowing_limit.find({rows.front()->queue, rows.front()->flavor, rows.front()->resource});
+      if (it == borrowing_limit.end()) continue;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i + 1 < rows.size() && rows[i + 1]->time == rows[i]->time) continue;
+        w.sample(name, labels, rows[i]->time, kueue_amount(rows[i]->resource, it->second));
+      }
+    }
+  }
 
   // 2. Workload counts and admission waits, replayed up to each sample time.
   std::vector<SimTime> times;
@@ -166,6 +202,7 @@ void write_kueue_families(Writer& w, const ReportData& d) {
   struct Workload {
     State state = State::kNone;
     std::string queue;
+    std::string local;  // "namespace/name", "" when unknown
     SimTime queued_at = 0;
   };
   struct Counts {
@@ -176,24 +213,32 @@ void write_kueue_families(Writer& w, const ReportData& d) {
   };
   std::map<std::string, Workload> workloads;
   std::map<std::string, Counts> counts;
+  std::map<std::string, Counts> local_counts;  // by "namespace/name"
   for (const std::string& q : queues)
     counts[q].buckets.assign(bounds.size(), 0);
+  for (const LocalQueueRow& lq : d.local_queues)
+    local_counts[lq.namespace_ + "/" + lq.name];
+  auto move = [](Counts& c, State from, State to) {
+    if (from == State::kActive) --c.active;
+    if (from == State::kInadmissible) --c.inadmissible;
+    if (from == State::kAdmitted) --c.admitted;
+    if (to == State::kActive) ++c.active;
+    if (to == State::kInadmissible) ++c.inadmissible;
+    if (to == State::kAdmitted) ++c.admitted;
+  };
   auto set_state = [&](Workload& wl, State s) {
     if (!wl.queue.empty()) {
       Counts& c = counts[wl.queue];
       if (c.buckets.empty()) c.buckets.assign(bounds.size(), 0);
-      if (wl.state == State::kActive) --c.active;
-      if (wl.state == State::kInadmissible) --c.inadmissible;
-      if (wl.state == State::kAdmitted) --c.admitted;
-      if (s == State::kActive) ++c.active;
-      if (s == State::kInadmissible) ++c.inadmissible;
-      if (s == State::kAdmitted) ++c.admitted;
+      move(c, wl.state, s);
     }
+    if (!wl.local.empty()) move(local_counts[wl.local], wl.state, s);
     wl.state = s;
   };
   struct Snapshot {
     SimTime time;
     std::map<std::string, Counts> counts;
+    std::map<std::string, Counts> local_counts;
   };
   std::vector<Snapshot> snapshots;
   std::size_t next = 0;
@@ -202,6 +247,7 @@ void write_kueue_families(Writer& w, const ReportData& d) {
     if (st.kind == "queued") {
       set_state(wl, State::kNone);
       wl.queue = st.cluster_queue;
+      if (!st.local_queue.empty()) wl.local = st.local_queue;
       wl.queued_at = st.time;
       set_state(wl, State::kActive);
     } else if (st.kind == "requeued") {
@@ -233,11 +279,45 @@ void write_kueue_families(Writer& w, const ReportData& d) {
   for (SimTime t : times) {
     while (next < d.workload_steps.size() && d.workload_steps[next].time <= t)
       apply(d.workload_steps[next++]);
-    snapshots.push_back(Snapshot{t, counts});
+    snapshots.push_back(Snapshot{t, counts, local_counts});
   }
   auto cq_label = [](const std::string& q) {
     return fmt::format(R"(cluster_queue="{}")", label_value(q));
   };
+  // LocalQueues: Kueue labels them `name` and `namespace`.
+  auto lq_label = [](const std::string& ref) {
+    const std::size_t slash = ref.find('/');
+    return fmt::format(R"(name="{}",namespace="{}")", label_value(ref.substr(slash + 1)),
+                       label_value(ref.substr(0, slash)));
+  };
+  if (!local_counts.empty()) {
+    w.family("kueue_local_queue_pending_workloads",
+             "The number of pending workloads, per 'local_queue' and 'status' (active: waiting "
+             "to be tried; inadmissible: the last admission attempt failed).",
+             "");
+    for (const auto& [lq, c0] : local_counts) {
+      for (const char* status : {"active", "inadmissible"}) {
+        for (const Snapshot& s : snapshots) {
+          const Counts& c = s.local_counts.count(lq) ? s.local_counts.at(lq) : c0;
+          const std::int64_t v = std::string(status) == "active" ? c.active : c.inadmissible;
+          w.sample("kueue_local_queue_pending_workloads",
+                   lq_label(lq) + fmt::format(R"(,status="{}")", status), s.time,
+                   static_cast<double>(std::max<std::int64_t>(0, v)));
+        }
+      }
+    }
+    w.family("kueue_local_queue_admitted_active_workloads",
+             "The number of admitted Workloads that are active (unsuspended and not finished), "
+             "per 'localQueue'.",
+             "");
+    for (const auto& [lq, c0] : local_counts) {
+      for (const Snapshot& s : snapshots) {
+        const Counts& c = s.local_counts.count(lq) ? s.local_counts.at(lq) : c0;
+        w.sample("kueue_local_queue_admitted_active_workloads", lq_label(lq), s.time,
+                 static_cast<double>(std::max<std::int64_t>(0, c.admitted)));
+      }
+    }
+  }
   w.family("kueue_pending_workloads",
            "The number of pending workloads, per 'cluster_queue' and 'status' (active: waiting "
            "to be tried; inadmissible: the last admission attempt failed).",

@@ -109,6 +109,12 @@ void load_workload_steps(SqliteDb& db, std::int64_t run_id, std::vector<Workload
       const std::size_t from = at + cq.size();
       w.cluster_queue = detail.substr(from, detail.find_first_of(" ,(", from) - from);
     }
+    const std::string through = " through LocalQueue ";
+    if (const std::size_t at = detail.find(through);
+        w.kind == "queued" && at != std::string::npos) {
+      const std::size_t from = at + through.size();
+      w.local_queue = detail.substr(from, detail.find_first_of(" ,", from) - from);
+    }
     const std::string was = "wait time since queued was ";
     if (const std::size_t at = detail.find(was); w.kind == "admitted" && at != std::string::npos) {
       w.wait_s = std::strtod(detail.c_str() + at + was.size(), nullptr);
@@ -131,7 +137,7 @@ void load_workload_steps(SqliteDb& db, std::int64_t run_id, std::vector<Workload
       }
       end = std::max(*end, *it->second);
     }
-    if (end) out.push_back(WorkloadStep{from_seconds(*end), "finished", workload, ""});
+    if (end) out.push_back(WorkloadStep{from_seconds(*end), "finished", workload, "", "", -1});
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const WorkloadStep& a, const WorkloadStep& b) { return a.time < b.time; });
@@ -242,6 +248,32 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       }
     }
     if (!d.queue_samples.empty()) load_workload_steps(db, *run_id, d.workload_steps);
+    auto has_table = [&](const char* name) {
+      Statement st =
+          db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+      st.bind_text(1, name);
+      return st.step() && st.column_int64(0) > 0;
+    };
+    if (has_table("queue_quota")) {
+      Statement st = db.prepare("SELECT " + select_list<QueueQuotaRow>(kQueueQuotaColumns) +
+                                " FROM queue_quota WHERE run_id = ?1 ORDER BY rowid");
+      st.bind_int64(1, *run_id);
+      while (st.step()) {
+        QueueQuotaRow q;
+        read_row<QueueQuotaRow>(st, kQueueQuotaColumns, q);
+        d.queue_quotas.push_back(std::move(q));
+      }
+    }
+    if (has_table("local_queue")) {
+      Statement st = db.prepare("SELECT " + select_list<LocalQueueRow>(kLocalQueueColumns) +
+                                " FROM local_queue WHERE run_id = ?1 ORDER BY rowid");
+      st.bind_int64(1, *run_id);
+      while (st.step()) {
+        LocalQueueRow q;
+        read_row<LocalQueueRow>(st, kLocalQueueColumns, q);
+        d.local_queues.push_back(std::move(q));
+      }
+    }
     {
       Statement st = db.prepare(
           "SELECT e.time_s, coalesce(n.pool, '') FROM event e LEFT JOIN node n "

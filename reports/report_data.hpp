@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/report_tables.hpp"
 #include "reports/run_reader.hpp"
 #include "reports/sqlite_recorder.hpp"
 
@@ -45,6 +46,7 @@ struct WorkloadStep {
   std::string kind;
   std::string workload;
   std::string cluster_queue;  // named by queued and admitted; "" on the others
+  std::string local_queue;    // "namespace/name", named by queued; "" on the others
   double wait_s = -1;  // admitted: the wait the event states ("wait time since queued was Xs")
 };
 
@@ -61,6 +63,9 @@ struct ReportData {
   std::int64_t pending_events = 0;
   std::vector<QueueSampleRow> queue_samples;  // by time, then queue, flavor, resource
   std::vector<WorkloadStep> workload_steps;   // in event order; empty without queue samples
+  // The run's ClusterQueue quotas and LocalQueues (empty in files older than those tables).
+  std::vector<QueueQuotaRow> queue_quotas;
+  std::vector<LocalQueueRow> local_queues;
   std::vector<std::pair<SimTime, std::string>> oom_kills;  // (time, node's pool), in order
 
   // The summary value, NaN when absent.

@@ -1,14 +1,17 @@
 // The report tables whose rows are sim/recorder.hpp records (`sample`, `pool_sample`,
-// `queue_sample`), each described once as a list of columns: name, SQL type and the record member
-// the column holds. The CREATE TABLE text (schema.cpp), the INSERT and its binding
-// (sqlite_recorder.cpp) and the SELECT and its parse (run_reader.cpp) are made from these lists,
-// so a new column is one line here (and its row in docs/report-schema.md, which
-// tests/reports/contract_test.cpp checks). Every table also starts with run_id, which the lists
-// leave out. Constant data; the functions are pure apart from the Statement they are given.
+// `queue_sample`, and `charge`, a ChargeRecord with its pod and node by name) or the run's Kueue
+// objects (`queue_quota`, `local_queue`), each described once
+// as a list of columns: name, SQL type and the record member the column holds. The CREATE TABLE
+// text (schema.cpp), the INSERT and its binding (sqlite_recorder.cpp) and the SELECT and its parse
+// (run_reader.cpp) are made from these lists, so a new column is one line here (and its row in
+// docs/report-schema.md, which tests/reports/contract_test.cpp checks). Every table also starts
+// with run_id, which the lists leave out. Constant data; the functions are pure apart from the
+// Statement they are given.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +60,33 @@ constexpr Column<Row> text_column(std::string_view name, std::string_view type,
   return {name, type, ColumnKind::kText, nullptr, nullptr, m};
 }
 
+// One row of the `charge` table: a ChargeRecord with its pod and node named.
+struct ChargeRow {
+  std::string kind;  // "pod", "idle", "stranded"
+  std::string pod;   // "" (NULL) for idle and stranded rows
+  std::string node;
+  SimTime start = 0, end = 0;
+  double gpus = 0, hardware_cost = 0, energy_cost = 0, gpu_kwh = 0, cpu_cores = 0, ram_bytes = 0;
+
+  double cost() const { return hardware_cost + energy_cost; }
+};
+
+// One row of the `queue_quota` table: a ClusterQueue's quota of one resource in one flavor, as
+// its spec states it (amounts in capsim's units, as queue_sample's). NaN limits: not set.
+struct QueueQuotaRow {
+  std::string cluster_queue;
+  std::string cohort;  // "" (NULL): none
+  std::string flavor, resource;
+  double nominal = 0;
+  double borrowing_limit = std::numeric_limits<double>::quiet_NaN();
+  double lending_limit = std::numeric_limits<double>::quiet_NaN();
+};
+
+// One row of the `local_queue` table: a LocalQueue and the ClusterQueue it points to.
+struct LocalQueueRow {
+  std::string namespace_, name, cluster_queue;
+};
+
 // clang-format off
 inline constexpr Column<SampleRecord> kSampleColumns[] = {
     seconds_column("time_s", "REAL NOT NULL", &SampleRecord::time),
@@ -100,6 +130,36 @@ inline constexpr Column<QueueSampleRecord> kQueueSampleColumns[] = {
     real_column("nominal", "REAL NOT NULL", &QueueSampleRecord::nominal),
     real_column("borrowed", "REAL NOT NULL", &QueueSampleRecord::borrowed),
     real_column("pending", "REAL NOT NULL", &QueueSampleRecord::pending),
+};
+
+inline constexpr Column<QueueQuotaRow> kQueueQuotaColumns[] = {
+    text_column("cluster_queue", "TEXT NOT NULL", &QueueQuotaRow::cluster_queue),
+    text_column("cohort", "TEXT", &QueueQuotaRow::cohort),
+    text_column("flavor", "TEXT NOT NULL", &QueueQuotaRow::flavor),
+    text_column("resource", "TEXT NOT NULL", &QueueQuotaRow::resource),
+    real_column("nominal", "REAL NOT NULL", &QueueQuotaRow::nominal),
+    real_column("borrowing_limit", "REAL", &QueueQuotaRow::borrowing_limit),
+    real_column("lending_limit", "REAL", &QueueQuotaRow::lending_limit),
+};
+
+inline constexpr Column<LocalQueueRow> kLocalQueueColumns[] = {
+    text_column("namespace", "TEXT NOT NULL", &LocalQueueRow::namespace_),
+    text_column("name", "TEXT NOT NULL", &LocalQueueRow::name),
+    text_column("cluster_queue", "TEXT NOT NULL", &LocalQueueRow::cluster_queue),
+};
+
+inline constexpr Column<ChargeRow> kChargeColumns[] = {
+    text_column("kind", "TEXT NOT NULL", &ChargeRow::kind),
+    text_column("pod", "TEXT", &ChargeRow::pod),
+    text_column("node", "TEXT NOT NULL", &ChargeRow::node),
+    seconds_column("start_s", "REAL NOT NULL", &ChargeRow::start),
+    seconds_column("end_s", "REAL NOT NULL", &ChargeRow::end),
+    real_column("gpus", "REAL NOT NULL", &ChargeRow::gpus),
+    real_column("hardware_cost", "REAL NOT NULL", &ChargeRow::hardware_cost),
+    real_column("energy_cost", "REAL NOT NULL", &ChargeRow::energy_cost),
+    real_column("gpu_kwh", "REAL NOT NULL", &ChargeRow::gpu_kwh),
+    real_column("cpu_cores", "REAL NOT NULL", &ChargeRow::cpu_cores),
+    real_column("ram_bytes", "REAL NOT NULL", &ChargeRow::ram_bytes),
 };
 // clang-format on
 

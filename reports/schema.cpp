@@ -122,7 +122,11 @@ std::string make_ddl() {
       "CREATE INDEX IF NOT EXISTS pool_sample_by_pool ON pool_sample (run_id, pool, time_s);\n\n";
   ddl += create_table_sql<QueueSampleRecord>("queue_sample", kQueueSampleColumns) + ";\n";
   ddl +=
-      "CREATE INDEX IF NOT EXISTS queue_sample_by_queue ON queue_sample (run_id, queue, time_s);\n";
+      "CREATE INDEX IF NOT EXISTS queue_sample_by_queue ON queue_sample (run_id, queue, "
+      "time_s);\n\n";
+  ddl += create_table_sql<ChargeRow>("charge", kChargeColumns) + ";\n\n";
+  ddl += create_table_sql<QueueQuotaRow>("queue_quota", kQueueQuotaColumns) + ";\n\n";
+  ddl += create_table_sql<LocalQueueRow>("local_queue", kLocalQueueColumns) + ";\n";
   ddl += kDdlTail;
   return ddl;
 }

@@ -15,7 +15,9 @@ namespace capsim {
 class SqliteDb;
 
 // The version written to meta(key='schema_version'). Readers refuse files with a newer version.
-inline constexpr std::int64_t kSchemaVersion = 1;
+// 2: the `charge` table (the cost ledger's stretches of constant rate) and the run's Kueue
+// quotas and LocalQueues (`queue_quota`, `local_queue`); version 1 files lack them.
+inline constexpr std::int64_t kSchemaVersion = 2;
 // Written to SQLite's header (PRAGMA application_id) so `file` and other tools can tell a capsim
 // report from any other SQLite file: the ASCII bytes "CAPS".
 inline constexpr std::int32_t kReportApplicationId = 0x43415053;

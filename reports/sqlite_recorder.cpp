@@ -197,6 +197,7 @@ void SqliteRecorder::prepare_statements() {
       db_.prepare(insert_sql<PoolSampleRecord>("pool_sample", kPoolSampleColumns));
   insert_queue_sample_ =
       db_.prepare(insert_sql<QueueSampleRecord>("queue_sample", kQueueSampleColumns));
+  insert_charge_ = db_.prepare(insert_sql<ChargeRow>("charge", kChargeColumns));
 }
 
 void SqliteRecorder::finalize_statements() noexcept {
@@ -204,6 +205,7 @@ void SqliteRecorder::finalize_statements() noexcept {
   insert_sample_.finalize();
   insert_pool_sample_.finalize();
   insert_queue_sample_.finalize();
+  insert_charge_.finalize();
 }
 
 std::string_view SqliteRecorder::pod_name(PodId pod) const {
@@ -270,6 +272,39 @@ void SqliteRecorder::begin_run(const RunInfo& info, const World& world) {
         node.execute();
       }
     }
+    {
+      // The Kueue objects' quotas and LocalQueues, as the scenario states them.
+      const queueing::QueueConfig& qc = world.queues;
+      Statement quota = db_.prepare(insert_sql<QueueQuotaRow>("queue_quota", kQueueQuotaColumns));
+      for (const queueing::ClusterQueueSpec& cq : qc.cluster_queues) {
+        for (const queueing::ResourceGroupSpec& group : cq.resource_groups) {
+          for (const queueing::FlavorQuotasSpec& flavor : group.flavors) {
+            for (const queueing::ResourceQuotaSpec& r : flavor.resources) {
+              QueueQuotaRow row;
+              row.cluster_queue = cq.name;
+              row.cohort = cq.cohort;
+              row.flavor = flavor.flavor;
+              row.resource = world.resources.name(r.resource);
+              row.nominal = static_cast<double>(r.nominal);
+              if (r.borrowing_limit != queueing::kNoLimit) {
+                row.borrowing_limit = static_cast<double>(r.borrowing_limit);
+              }
+              if (r.lending_limit != queueing::kNoLimit) {
+                row.lending_limit = static_cast<double>(r.lending_limit);
+              }
+              bind_row<QueueQuotaRow>(quota, run_id_, kQueueQuotaColumns, row);
+              quota.execute();
+            }
+          }
+        }
+      }
+      Statement local = db_.prepare(insert_sql<LocalQueueRow>("local_queue", kLocalQueueColumns));
+      for (const queueing::LocalQueueSpec& lq : qc.local_queues) {
+        bind_row<LocalQueueRow>(local, run_id_, kLocalQueueColumns,
+                                LocalQueueRow{lq.namespace_, lq.name, lq.cluster_queue});
+        local.execute();
+      }
+    }
     db_.commit();
     db_.begin();  // the first batch of events and samples
     rows_in_batch_ = 0;
@@ -328,6 +363,27 @@ void SqliteRecorder::record_queue_sample(const QueueSampleRow& q) {
   guarded("cannot write a queue sample", [&] {
     bind_row<QueueSampleRecord>(insert_queue_sample_, run_id_, kQueueSampleColumns, q);
     insert_queue_sample_.execute();
+    row_written();
+  });
+}
+
+void SqliteRecorder::record_charge(const ChargeRecord& c) {
+  CAPSIM_CHECK(state_ == State::kRunning, "charges are recorded between begin_run and end_run");
+  ChargeRow row;
+  row.kind = std::string(c.kind);
+  row.pod = std::string(pod_name(c.pod));
+  row.node = std::string(node_name(c.node));
+  row.start = c.start;
+  row.end = c.end;
+  row.gpus = c.gpus;
+  row.hardware_cost = c.hardware_cost;
+  row.energy_cost = c.energy_cost;
+  row.gpu_kwh = c.gpu_kwh;
+  row.cpu_cores = c.cpu_cores;
+  row.ram_bytes = c.ram_bytes;
+  guarded("cannot write a charge", [&] {
+    bind_row<ChargeRow>(insert_charge_, run_id_, kChargeColumns, row);
+    insert_charge_.execute();
     row_written();
   });
 }

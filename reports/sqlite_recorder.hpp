@@ -59,6 +59,7 @@ class SqliteRecorder final : public Recorder {
   void record_sample(const SampleRecord& s) override;
   void record_queue_sample(const QueueSampleRow& q) override;
   void record_pool_sample(const PoolSampleRecord& s) override;
+  void record_charge(const ChargeRecord& c) override;
   // Writes pods and summary, sets status/sim_seconds/wall_seconds from `info`, and renames the
   // temporary file onto OUT. Summary metric names must be unique.
   void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
@@ -99,6 +100,7 @@ class SqliteRecorder final : public Recorder {
   Statement insert_sample_;
   Statement insert_pool_sample_;
   Statement insert_queue_sample_;
+  Statement insert_charge_;
 };
 
 }  // namespace capsim

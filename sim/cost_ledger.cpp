@@ -16,10 +16,20 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // One pod's hold on one GPU.
 struct Holder {
   std::uint32_t queue;
-  double charged;  // fraction of the GPU it pays for
-  double demand;   // busy fraction it asks of the GPU (its util x its share)
+  std::uint32_t slot;  // the pod's index in the node's pod list
+  double charged;      // fraction of the GPU it pays for
+  double demand;       // busy fraction it asks of the GPU (its util x its share)
 };
 }  // namespace
+
+// A pod's payer on its node before its devices are counted: what it requests of CPU and memory.
+CostLedger::Payer CostLedger::pod_payer(PodId pod, const PodSpec& spec, SimTime start) {
+  Payer p{"pod", pod};
+  p.cpu_cores = static_cast<double>(spec.requests.get(kCpu)) / 1000.0;
+  p.ram_bytes = static_cast<double>(spec.requests.get(kMemory));
+  p.start = start;
+  return p;
+}
 
 double DeviceCharge::charged_fraction(const PodSpec& /*pod*/, const NodeInfo& node,
                                       const Holding& h, const GpuModelInfo* model) const {
@@ -57,8 +67,9 @@ const DeviceCharge& DeviceCharge::standard() {
   return standard;
 }
 
-CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge& charge)
-    : cluster_(&cluster), energy_(energy), charge_(&charge) {
+CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge& charge,
+                       Recorder* recorder)
+    : cluster_(&cluster), energy_(energy), charge_(&charge), recorder_(recorder) {
   CAPSIM_CHECK(energy_.pue >= 1.0 && energy_.price_per_kwh >= 0,
                "energy pricing needs PUE >= 1 and a non-negative price");
   queue_names_.push_back("");
@@ -108,11 +119,17 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   if (spec.gpu_count <= 0 || n.gpus.empty()) {
     // A node without GPUs: its price is split by requested CPU over allocatable CPU.
     const double cpu = static_cast<double>(spec.allocatable[kCpu]);
+    std::vector<Payer> pods;
     for (PodId p : n.pods) {
       const PodSpec& ps = w.pods[p];
       const double share = cpu > 0 ? static_cast<double>(ps.requests.get(kCpu)) / cpu : 0.0;
       if (share > 0) c.queue_cost.emplace_back(queue_index(ps.queue), spec.price_per_hour * share);
+      if (recorder_ != nullptr) {
+        pods.push_back(pod_payer(p, ps, last_));
+        pods.back().hardware = spec.price_per_hour * share;
+      }
     }
+    if (recorder_ != nullptr) add_remainders(n, c, std::move(pods), 0.0, 0.0);
     return c;
   }
 
@@ -123,13 +140,17 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
 
   // 1. Who holds each GPU, through which units, with what charge and demand.
   std::vector<std::vector<Holder>> holders(n.gpus.size());
-  for (PodId p : n.pods) {
+  std::vector<Payer> pods;
+  for (std::size_t slot = 0; slot < n.pods.size(); ++slot) {
+    const PodId p = n.pods[slot];
     const PodSpec& ps = w.pods[p];
     const PodState& st = cluster_->pod(p);
     const std::uint32_t q = queue_index(ps.queue);
+    if (recorder_ != nullptr) pods.push_back(pod_payer(p, ps, last_));
     for (const Holding& h : st.holdings) {
       const double charged = std::clamp(charge_->charged_fraction(ps, n, h, model), 0.0, 1.0);
-      holders[n.units.at(h.unit).gpu].push_back(Holder{q, charged, ps.gpu_util * charged});
+      holders[n.units.at(h.unit).gpu].push_back(
+          Holder{q, static_cast<std::uint32_t>(slot), charged, ps.gpu_util * charged});
       c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, n, h)) / kMiB;
     }
   }
@@ -141,6 +162,7 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   }
 
   // 2. Per GPU: split its price and energy among its holders.
+  double stranded_gpus = 0, stranded_kw = 0;
   for (std::size_t g = 0; g < holders.size(); ++g) {
     const auto& hs = holders[g];
     const GpuDeviceState& dev = n.gpus[g];
@@ -170,6 +192,16 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
       if (demand > 0) rate += dynamic_rate * h.demand / demand;
       c.queue_cost.emplace_back(h.queue, rate);
       c.queue_gpus.emplace_back(h.queue, share);
+      if (recorder_ != nullptr) {
+        // The same split, in its parts: hardware, and the GPU power the holder is charged for.
+        Payer& payer = pods[h.slot];
+        double kw = idle_w * share / 1000.0;
+        if (demand > 0) kw += (tdp_w - idle_w) * busy * h.demand / demand / 1000.0;
+        payer.gpus += share;
+        payer.hardware += gpu_price * share;
+        payer.kw += kw;
+        payer.energy += kw * per_kw;
+      }
     }
     // (Busy power with no demanding holder, which the built-in models never produce, stays
     // unattributed: idle.)
@@ -177,8 +209,98 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     const double stranded =
         std::clamp(charge_->stranded_fraction(n, static_cast<std::uint16_t>(g), model), 0.0, free);
     c.stranded_rate += base_rate * stranded;
+    stranded_gpus += stranded;
+    stranded_kw += idle_w * stranded / 1000.0;
   }
+  if (recorder_ != nullptr) add_remainders(n, c, std::move(pods), stranded_gpus, stranded_kw);
   return c;
+}
+
+void CostLedger::add_remainders(const NodeInfo& n, Contribution& c, std::vector<Payer> pods,
+                                double stranded_gpus, double stranded_kw) const {
+  const NodeSpec& spec = *n.spec;
+  const double per_kw = energy_.price_per_kwh * energy_.pue;
+  const bool gpu_node = spec.gpu_count > 0 && !n.gpus.empty();
+  const double gpus = gpu_node ? static_cast<double>(n.gpus.size()) : 0.0;
+  std::sort(pods.begin(), pods.end(), [](const Payer& a, const Payer& b) { return a.pod < b.pod; });
+  Payer stranded{"stranded", kNoPod};
+  stranded.start = last_;
+  stranded.gpus = stranded_gpus;
+  stranded.hardware = gpu_node ? spec.price_per_hour / gpus * stranded_gpus : 0.0;
+  stranded.kw = stranded_kw;
+  stranded.energy = stranded_kw * per_kw;
+  // Idle: whatever of the node's rates neither its pods nor the stranded capacity carry.
+  Payer idle{"idle", kNoPod};
+  idle.start = last_;
+  idle.gpus = gpus - stranded.gpus;
+  idle.hardware = spec.price_per_hour - stranded.hardware;
+  idle.energy = c.energy_rate - stranded.energy;
+  idle.kw = c.power_w / 1000.0 - stranded.kw;
+  idle.cpu_cores = static_cast<double>(spec.allocatable[kCpu]) / 1000.0;
+  idle.ram_bytes = static_cast<double>(spec.allocatable[kMemory]);
+  for (const Payer& p : pods) {
+    idle.gpus -= p.gpus;
+    idle.hardware -= p.hardware;
+    idle.energy -= p.energy;
+    idle.kw -= p.kw;
+    idle.cpu_cores -= p.cpu_cores;
+    idle.ram_bytes -= p.ram_bytes;
+  }
+  idle.gpus = std::max(0.0, idle.gpus);
+  idle.cpu_cores = std::max(0.0, idle.cpu_cores);
+  idle.ram_bytes = std::max(0.0, idle.ram_bytes);
+  c.payers = std::move(pods);
+  c.payers.push_back(idle);
+  c.payers.push_back(stranded);
+}
+
+void CostLedger::roll(NodeId node, const Contribution& old, Contribution& next) {
+  // Payers are ordered pods (by id), idle, stranded; walk both lists together.
+  auto rank = [](const Payer& p) {
+    return std::pair<int, PodId>(p.kind == "pod" ? 0 : p.kind == "idle" ? 1 : 2, p.pod);
+  };
+  std::size_t j = 0;
+  for (const Payer& o : old.payers) {
+    while (j < next.payers.size() && rank(next.payers[j]) < rank(o))
+      ++j;
+    if (j < next.payers.size() && next.payers[j].same_rates(o)) {
+      next.payers[j].start = o.start;  // the same rates go on
+    } else {
+      emit(node, o, last_);
+    }
+  }
+}
+
+void CostLedger::emit(NodeId node, const Payer& p, SimTime end) const {
+  if (end <= p.start) return;
+  if (p.gpus == 0 && p.hardware == 0 && p.energy == 0 && p.kw == 0 && p.cpu_cores == 0 &&
+      p.ram_bytes == 0) {
+    return;
+  }
+  const double hours = to_hours(end - p.start);
+  ChargeRecord r;
+  r.kind = p.kind;
+  r.pod = p.pod;
+  r.node = node;
+  r.start = p.start;
+  r.end = end;
+  r.gpus = p.gpus;
+  r.hardware_cost = p.hardware * hours;
+  r.energy_cost = p.energy * hours;
+  r.gpu_kwh = p.kw * hours;
+  r.cpu_cores = p.cpu_cores;
+  r.ram_bytes = p.ram_bytes;
+  recorder_->record_charge(r);
+}
+
+void CostLedger::finish() {
+  if (recorder_ == nullptr) return;
+  for (std::size_t node = 0; node < nodes_.size(); ++node) {
+    for (Payer& p : nodes_[node].payers) {
+      emit(static_cast<NodeId>(node), p, last_);
+      p.start = last_;
+    }
+  }
 }
 
 void CostLedger::apply(const NodeInfo& n, const Contribution& c, double sign) {
@@ -209,7 +331,9 @@ void CostLedger::apply(const NodeInfo& n, const Contribution& c, double sign) {
 void CostLedger::node_changed(NodeId node) {
   const NodeInfo& n = cluster_->node(node);
   apply(n, nodes_[node], -1);
-  nodes_[node] = compute(n);
+  Contribution next = compute(n);
+  if (recorder_ != nullptr) roll(node, nodes_[node], next);
+  nodes_[node] = std::move(next);
   apply(n, nodes_[node], +1);
 }
 

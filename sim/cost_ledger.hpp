@@ -4,12 +4,19 @@
 // aggregates that pool samples report. Rates are piecewise constant between bind/unbind, so the
 // Simulation calls advance(now) before every change and node_changed(node) after it, and the
 // integrals are exact. The Cluster owns the state; the ledger only reads it. One thread.
+//
+// Given a Recorder, the ledger also reports who paid what as it integrates: each node's rates
+// split per pod (hardware share, energy share, GPU power share, CPU and memory requested) and
+// into the node's stranded and idle remainder, as ChargeRecord rows of constant rate, each
+// written when its rate changes (or at finish()). Only the open stretches are kept, one per pod
+// running and two per node; the rows of a run add up to totals() to floating-point rounding.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cluster.hpp"
@@ -67,14 +74,18 @@ struct QueueCost {
 
 class CostLedger {
  public:
-  // `charge` must outlive the ledger.
+  // `charge` and `recorder` (may be null: no charge rows) must outlive the ledger.
   CostLedger(const Cluster& cluster, EnergyPricing energy,
-             const DeviceCharge& charge = DeviceCharge::standard());
+             const DeviceCharge& charge = DeviceCharge::standard(), Recorder* recorder = nullptr);
 
   // Integrates the current rates up to `now` (no-op when now <= the last time).
   void advance(SimTime now);
-  // Recomputes `node`'s contribution after a pod was bound to or released from it.
+  // Recomputes `node`'s contribution after a pod was bound to or released from it. With a
+  // recorder, the stretches whose rate changed close at the last advance() time.
   void node_changed(NodeId node);
+  // Closes every open stretch at the last advance() time and records it (the end of the run).
+  // Call once, after the last advance() and before the recorder's end_run.
+  void finish();
 
   // Current cost rate of the whole cluster (hardware + energy), per hour.
   double cost_per_hour() const { return hardware_rate_ + energy_rate_; }
@@ -93,8 +104,22 @@ class CostLedger {
   void check_rates() const;
 
  private:
+  // What one payer (a pod, or the node's idle or stranded remainder) is charged on a node, per
+  // hour, from `start` (set when recording).
+  struct Payer {
+    std::string_view kind;  // "pod", "idle", "stranded" (ChargeRecord::kind)
+    PodId pod = kNoPod;
+    double gpus = 0, hardware = 0, energy = 0, kw = 0, cpu_cores = 0, ram_bytes = 0;
+    SimTime start = 0;
+    bool same_rates(const Payer& o) const {
+      return kind == o.kind && pod == o.pod && gpus == o.gpus && hardware == o.hardware &&
+             energy == o.energy && kw == o.kw && cpu_cores == o.cpu_cores &&
+             ram_bytes == o.ram_bytes;
+    }
+  };
   // Rates a node contributes, per hour (GPUs, MiB and W are instantaneous amounts).
   struct Contribution {
+    std::vector<Payer> payers;  // when recording: the pods by id, then idle and stranded
     std::vector<std::pair<std::uint32_t, double>> queue_cost;  // (queue index, cost per hour)
     std::vector<std::pair<std::uint32_t, double>> queue_gpus;  // (queue index, charged GPUs)
     double energy_rate = 0;    // all of the node's GPU energy, per hour
@@ -117,12 +142,21 @@ class CostLedger {
   };
 
   Contribution compute(const NodeInfo& node) const;
+  static Payer pod_payer(PodId pod, const PodSpec& spec, SimTime start);
+  // Fills c.payers (pods, idle, stranded) for `node`; `pods` holds the pods' rates so far.
+  void add_remainders(const NodeInfo& node, Contribution& c, std::vector<Payer> pods,
+                      double stranded_gpus, double stranded_kw) const;
+  // Records the stretches of `old` whose rates `next` does not continue, and carries the start of
+  // the others over to `next`.
+  void roll(NodeId node, const Contribution& old, Contribution& next);
+  void emit(NodeId node, const Payer& p, SimTime end) const;
   void apply(const NodeInfo& node, const Contribution& c, double sign);
   std::uint32_t queue_index(const std::string& queue) const;
 
   const Cluster* cluster_;
   EnergyPricing energy_;
   const DeviceCharge* charge_;
+  Recorder* recorder_;
 
   std::vector<Contribution> nodes_;
   std::vector<std::uint32_t> node_pool_;

@@ -87,6 +87,26 @@ struct PoolSampleRecord {
   double shared_units_allocated = 0;
 };
 
+// One stretch of constant cost rate on one node (the `charge` table), written by the CostLedger
+// as the stretch closes: a pod's charge (kind "pod"), or what the node's pods were not charged,
+// split into "stranded" (free device capacity no pod can use) and "idle" (the rest). The rows of
+// a run add up to the ledger's totals: hardware_cost + energy_cost over all rows is the summary's
+// cost_total_usd, over the pod rows its cost_allocated_usd. Amounts (gpus, cpu_cores, ram_bytes)
+// are held throughout [start, end); costs and energy are the stretch's integrals, so the part of
+// a row inside a sub-interval is its share of the duration.
+struct ChargeRecord {
+  std::string_view kind;  // "pod", "idle" or "stranded"
+  PodId pod = kNoPod;     // kNoPod for idle and stranded rows
+  NodeId node = kNoNode;
+  SimTime start = 0, end = 0;
+  double gpus = 0;           // GPUs charged (pod), unused (idle) or stranded
+  double hardware_cost = 0;  // node price x share x hours
+  double energy_cost = 0;    // facility energy x price
+  double gpu_kwh = 0;        // GPU energy at the device
+  double cpu_cores = 0;      // CPU requested (pod) or not requested (idle)
+  double ram_bytes = 0;      // memory requested (pod) or not requested (idle)
+};
+
 // One device a pod's DRA resource claim holds (the `pod_claim` table), or a claim of the pod
 // that was never allocated (request and device empty).
 struct ClaimDeviceRecord {
@@ -126,6 +146,9 @@ class Recorder {
   virtual void record_queue_sample(const QueueSampleRecord& /*q*/) {}
   // Per-pool figures, right after the cluster-wide sample of the same time.
   virtual void record_pool_sample(const PoolSampleRecord& /*s*/) {}
+  // Cost stretches, as they close (ChargeRecord); runs recorded without a cost ledger never call
+  // it.
+  virtual void record_charge(const ChargeRecord& /*c*/) {}
   // Called once, after the last event: the pod table, the summary, and the final run row.
   virtual void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
                        const Summary& summary) = 0;

@@ -32,7 +32,7 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       lifecycle_(cluster_),
       jobs_(world, cluster_),
       gangs_(world, cluster_),
-      ledger_(cluster_, config_.energy, *models_.charge),
+      ledger_(cluster_, config_.energy, *models_.charge, recorder_),
       sampler_(cluster_, ledger_, *models_.fragmentation) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
@@ -185,6 +185,7 @@ RunResult Simulation::run(RunInfo& info) {
   const SimTime end = config_.horizon != kEndOfTime ? config_.horizon : engine_.now();
   if (end > engine_.now()) engine_.run_until(end);
   integrate();
+  ledger_.finish();  // the open charge stretches, before the recorder closes the run
   if (models_.experiment->time_samples()) {
     take_samples();
   } else {

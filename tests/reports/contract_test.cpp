@@ -98,6 +98,11 @@ TEST_CASE("docs/report-schema.md lists exactly the columns of the tables made fr
         described_columns<PoolSampleRecord>(kPoolSampleColumns));
   CHECK(documented_columns(doc, "queue_sample") ==
         described_columns<QueueSampleRecord>(kQueueSampleColumns));
+  CHECK(documented_columns(doc, "charge") == described_columns<ChargeRow>(kChargeColumns));
+  CHECK(documented_columns(doc, "queue_quota") ==
+        described_columns<QueueQuotaRow>(kQueueQuotaColumns));
+  CHECK(documented_columns(doc, "local_queue") ==
+        described_columns<LocalQueueRow>(kLocalQueueColumns));
 }
 
 TEST_CASE("docs/metrics.md lists exactly the metric catalog, in its order and with its words") {

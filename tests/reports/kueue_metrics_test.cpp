@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "fixtures/cli_run.hpp"
@@ -115,6 +116,12 @@ TEST_SUITE("kueue metrics") {
       if (s.name.rfind("kueue_", 0) != 0) continue;
       ++seen[s.name];
       CAPTURE(s.name);
+      if (s.name.rfind("kueue_local_queue_", 0) == 0) {
+        // LocalQueue series: Kueue's `name` and `namespace` (checked below).
+        CHECK(s.labels.count("name") == 1);
+        CHECK(s.labels.count("namespace") == 1);
+        continue;
+      }
       REQUIRE(s.labels.count("cluster_queue") == 1);
       CHECK(cqs.count(s.labels.at("cluster_queue")) == 1);
       if (s.name == "kueue_pending_workloads") {
@@ -213,6 +220,74 @@ TEST_SUITE("kueue metrics") {
       ++checked;
     }
     CHECK(checked > 100);
+  }
+
+  TEST_CASE("cluster-queue gauges carry the cohort, borrowing limits are the spec's (+Inf unset)") {
+    ScratchDir dir("kueue-borrow");
+    // team-quotas: three ClusterQueues in cohort gpu-pool, no borrowingLimit; the
+    // queues-no-borrowing variant sets borrowingLimit: 0 on every resource.
+    const std::string capped = dir.file("capped.db");
+    REQUIRE(run_capsim("run '" + source_path("scenarios/team-quotas/team-quotas.yaml") + "' -o '" +
+                           capped + "' --quiet --set 'manifests=[queues-no-borrowing.yaml]'",
+                       dir)
+                .exit_code == 0);
+    for (const auto& [db, want] :
+         {std::pair(team_quotas_db(), std::numeric_limits<double>::infinity()),
+          std::pair(capped, 0.0)}) {
+      CAPTURE(db);
+      const std::string om = dir.file("m.om");
+      REQUIRE(run_capsim("report '" + db + "' --prometheus '" + om + "' -q", dir).exit_code == 0);
+      std::map<std::string, std::string> types, units;
+      std::set<std::tuple<std::string, std::string, std::string>> limited;
+      int with_cohort = 0;
+      for (const Sample& s : parse_samples(slurp(om), types, units)) {
+        if (s.name.rfind("kueue_cluster_queue_", 0) != 0) continue;
+        CAPTURE(s.name);
+        REQUIRE(s.labels.count("cohort") == 1);
+        CHECK(s.labels.at("cohort") == "gpu-pool");
+        ++with_cohort;
+        if (s.name != "kueue_cluster_queue_borrowing_limit") continue;
+        CHECK(s.value == want);
+        limited.insert(
+            {s.labels.at("cluster_queue"), s.labels.at("flavor"), s.labels.at("resource")});
+      }
+      CHECK(types["kueue_cluster_queue_borrowing_limit"] == "gauge");
+      CHECK(with_cohort > 100);
+      // 3 ClusterQueues x 2 flavors x (cpu, memory, nvidia.com/gpu).
+      CHECK(limited.size() == 18);
+    }
+  }
+
+  TEST_CASE("LocalQueue series count each LocalQueue's workloads with Kueue's labels") {
+    // In team-quotas each LocalQueue (namespace default) points to the ClusterQueue of its name,
+    // so its pending and admitted counts are that ClusterQueue's at every time.
+    ScratchDir dir("kueue-lq");
+    const std::string om = dir.file("m.om");
+    REQUIRE(run_capsim("report '" + team_quotas_db() + "' --prometheus '" + om + "' -q", dir)
+                .exit_code == 0);
+    std::map<std::string, std::string> types, units;
+    std::map<std::tuple<std::string, std::string, double>, double> cq, lq;  // (queue, what, t)
+    for (const Sample& s : parse_samples(slurp(om), types, units)) {
+      if (s.name == "kueue_admitted_active_workloads") {
+        cq[{s.labels.at("cluster_queue"), "admitted", s.time}] = s.value;
+      } else if (s.name == "kueue_pending_workloads") {
+        cq[{s.labels.at("cluster_queue"), s.labels.at("status"), s.time}] = s.value;
+      } else if (s.name == "kueue_local_queue_admitted_active_workloads") {
+        CHECK(s.labels.at("namespace") == "default");
+        lq[{s.labels.at("name"), "admitted", s.time}] = s.value;
+      } else if (s.name == "kueue_local_queue_pending_workloads") {
+        CHECK(s.labels.at("namespace") == "default");
+        lq[{s.labels.at("name"), s.labels.at("status"), s.time}] = s.value;
+      }
+    }
+    CHECK(types["kueue_local_queue_pending_workloads"] == "gauge");
+    CHECK(types["kueue_local_queue_admitted_active_workloads"] == "gauge");
+    REQUIRE(lq.size() > 100);
+    CHECK(lq == cq);
+    double admitted = 0;
+    for (const auto& [key, v] : lq)
+      admitted = std::max(admitted, v);
+    CHECK(admitted > 0);
   }
 
   TEST_CASE("promtool accepts the Kueue series and backfills them (when installed)") {

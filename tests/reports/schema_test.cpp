@@ -13,8 +13,11 @@
 
 using namespace capsim;
 
-TEST_CASE("the schema made from the column lists is, byte for byte, the schema of version 1") {
-  // reports/schema.cpp's DDL before the sample tables were made from column lists.
+TEST_CASE(
+    "the schema made from the column lists is, byte for byte, version 1's plus version 2's "
+    "tables") {
+  // reports/schema.cpp's DDL before the sample tables were made from column lists, with the
+  // tables version 2 added (charge, queue_quota, local_queue) after queue_sample.
   const std::string before = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -142,6 +145,39 @@ CREATE TABLE IF NOT EXISTS queue_sample (
   pending  REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS queue_sample_by_queue ON queue_sample (run_id, queue, time_s);
+
+CREATE TABLE IF NOT EXISTS charge (
+  run_id        INTEGER NOT NULL REFERENCES run (run_id),
+  kind          TEXT NOT NULL,
+  pod           TEXT,
+  node          TEXT NOT NULL,
+  start_s       REAL NOT NULL,
+  end_s         REAL NOT NULL,
+  gpus          REAL NOT NULL,
+  hardware_cost REAL NOT NULL,
+  energy_cost   REAL NOT NULL,
+  gpu_kwh       REAL NOT NULL,
+  cpu_cores     REAL NOT NULL,
+  ram_bytes     REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS queue_quota (
+  run_id          INTEGER NOT NULL REFERENCES run (run_id),
+  cluster_queue   TEXT NOT NULL,
+  cohort          TEXT,
+  flavor          TEXT NOT NULL,
+  resource        TEXT NOT NULL,
+  nominal         REAL NOT NULL,
+  borrowing_limit REAL,
+  lending_limit   REAL
+);
+
+CREATE TABLE IF NOT EXISTS local_queue (
+  run_id        INTEGER NOT NULL REFERENCES run (run_id),
+  namespace     TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  cluster_queue TEXT NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES run (run_id),

@@ -5,8 +5,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fixtures/builders.hpp"
@@ -26,9 +29,10 @@ struct Books {
   std::unique_ptr<Cluster> cluster;
   std::unique_ptr<CostLedger> ledger;
 
-  void open(EnergyPricing energy = {}, const DeviceCharge& charge = DeviceCharge::standard()) {
+  void open(EnergyPricing energy = {}, const DeviceCharge& charge = DeviceCharge::standard(),
+            Recorder* recorder = nullptr) {
     cluster = std::make_unique<Cluster>(tw.world());
-    ledger = std::make_unique<CostLedger>(*cluster, energy, charge);
+    ledger = std::make_unique<CostLedger>(*cluster, energy, charge, recorder);
   }
   // Whole-GPU pods take the units of GPUs `gpus` (on a node without sharing, unit i is GPU i);
   // a GPU-share pod passes no units and the GPU it takes its share of as `share_gpu`.
@@ -73,7 +77,108 @@ struct Books {
   }
 };
 
+// Keeps the ledger's charge rows (and nothing else).
+class ChargeKeeper final : public Recorder {
+ public:
+  void begin_run(const RunInfo&, const World&) override {}
+  void record_event(const EventRecord&) override {}
+  void record_sample(const SampleRecord&) override {}
+  void record_charge(const ChargeRecord& c) override {
+    rows.push_back(c);
+    kinds.push_back(std::string(c.kind));
+  }
+  void end_run(const RunInfo&, const std::vector<PodRecord>&, const Summary&) override {}
+
+  // Sum of `field` over the rows of `kind` (and `pod`, unless kNoPod).
+  double sum(double ChargeRecord::*field, const std::string& kind, PodId pod = kNoPod) const {
+    double s = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (kinds[i] == kind && (pod == kNoPod || rows[i].pod == pod)) s += rows[i].*field;
+    }
+    return s;
+  }
+  double cost(const std::string& kind, PodId pod = kNoPod) const {
+    return sum(&ChargeRecord::hardware_cost, kind, pod) +
+           sum(&ChargeRecord::energy_cost, kind, pod);
+  }
+
+  std::vector<ChargeRecord> rows;
+  std::vector<std::string> kinds;  // rows[i].kind, owned
+};
+
 }  // namespace
+
+TEST_CASE("the ledger's charge rows are each pod's exact hardware and energy and add up to it") {
+  // One $2/h GPU (100 W idle, 700 W peak) shared 50/50 by a (util 0.6, 0..1 h) and b (util 0.2,
+  // 0..2 h), energy at $0.10/kWh x PUE 1.5 = $0.15 per kWh; and a $1/h CPU node (16 cores) where
+  // e requests 4 cores for 2 h.
+  ChargeKeeper keep;
+  Books b;
+  const NodeId g = b.tw.node("g").cpu("8").memory("64Gi").gpus(1, "G").add();
+  const NodeId c = b.tw.node("c").cpu("16").memory("64Gi").add();
+  b.tw.world().nodes[c].price_per_hour = 1.0;
+  const PodId a = b.tw.pod("a").cpu("2").memory("4Gi").gpu_milli(500).util(0.6).add();
+  const PodId p = b.tw.pod("b").cpu("1").memory("2Gi").gpu_milli(500).util(0.2).add();
+  const PodId e = b.tw.pod("e").cpu("4").memory("8Gi").queue("etl").add();
+  b.open(EnergyPricing{0.10, 1.5}, DeviceCharge::standard(), &keep);
+  b.bind(0, a, g, {}, 0);
+  b.bind(0, p, g, {}, 0);
+  b.bind(0, e, c, {});
+  b.unbind(kHour, a);
+  b.unbind(2 * kHour, p);
+  b.unbind(2 * kHour, e);
+  b.ledger->advance(3 * kHour);
+  b.ledger->finish();
+  const CostTotals& t = b.ledger->totals();
+  // Hardware: a 0.5 x $2 x 1 h = 1; b 0.5 x $2 x 2 h = 2; e 4/16 x $1 x 2 h = 0.5.
+  CHECK(keep.sum(&ChargeRecord::hardware_cost, "pod", a) == doctest::Approx(1.0));
+  CHECK(keep.sum(&ChargeRecord::hardware_cost, "pod", p) == doctest::Approx(2.0));
+  CHECK(keep.sum(&ChargeRecord::hardware_cost, "pod", e) == doctest::Approx(0.5));
+  CHECK(keep.sum(&ChargeRecord::energy_cost, "pod", e) == 0);
+  // Hour 1: busy 0.5 x 0.6 + 0.5 x 0.2 = 0.4, power 100 + 600 x 0.4 = 340 W. Idle power by share
+  // (50 W each), busy power by demand (a 0.3/0.4 x 240 = 180 W, b 60 W): a 230 W, b 110 W.
+  // Hour 2: b alone, busy 0.1: 50 W of idle power + 60 W busy = 110 W; the other 50 W idle.
+  CHECK(keep.sum(&ChargeRecord::gpu_kwh, "pod", a) == doctest::Approx(0.230));
+  CHECK(keep.sum(&ChargeRecord::gpu_kwh, "pod", p) == doctest::Approx(0.220));
+  CHECK(keep.sum(&ChargeRecord::energy_cost, "pod", a) == doctest::Approx(0.230 * 0.15));
+  CHECK(keep.sum(&ChargeRecord::energy_cost, "pod", p) == doctest::Approx(0.220 * 0.15));
+  // GPU-hours and requests held: a 0.5 GPU x 1 h, 2 cores.
+  for (const ChargeRecord& r : keep.rows) {
+    if (r.pod != a) continue;
+    CHECK(r.gpus == doctest::Approx(0.5));
+    CHECK(r.cpu_cores == doctest::Approx(2.0));
+    CHECK(r.ram_bytes == doctest::Approx(4.0 * 1024 * 1024 * 1024));
+  }
+  // Rows add up to the ledger: pods to allocated, stranded to stranded, all to the total.
+  const double pods = keep.cost("pod"), idle = keep.cost("idle"), stranded = keep.cost("stranded");
+  CHECK(pods == doctest::Approx(t.allocated).epsilon(1e-12));
+  CHECK(stranded == doctest::Approx(t.stranded).epsilon(1e-12));
+  CHECK(pods + idle + stranded == doctest::Approx(t.total()).epsilon(1e-12));
+  CHECK(keep.sum(&ChargeRecord::gpu_kwh, "pod") + keep.sum(&ChargeRecord::gpu_kwh, "idle") ==
+        doctest::Approx(t.gpu_kwh).epsilon(1e-12));
+  // A stretch closes when its rate changes: g's idle rate at 1 h (a left: half the GPU and 2
+  // cores more are idle) and at 2 h (b left). b's rows cover its 2 hours without gaps or overlap
+  // (its rate barely changes when a leaves: its busy power is 600 W x its own demand).
+  std::vector<std::pair<SimTime, SimTime>> idle_spans, b_spans;
+  for (std::size_t i = 0; i < keep.rows.size(); ++i) {
+    const ChargeRecord& r = keep.rows[i];
+    if (r.node == g && keep.kinds[i] == "idle") idle_spans.emplace_back(r.start, r.end);
+    if (r.pod == p) b_spans.emplace_back(r.start, r.end);
+  }
+  std::sort(idle_spans.begin(), idle_spans.end());
+  CHECK(idle_spans == std::vector<std::pair<SimTime, SimTime>>{
+                          {0, kHour}, {kHour, 2 * kHour}, {2 * kHour, 3 * kHour}});
+  std::sort(b_spans.begin(), b_spans.end());
+  REQUIRE_FALSE(b_spans.empty());
+  CHECK(b_spans.front().first == 0);
+  CHECK(b_spans.back().second == 2 * kHour);
+  for (std::size_t i = 1; i < b_spans.size(); ++i)
+    CHECK(b_spans[i].first == b_spans[i - 1].second);
+  // finish() closed everything: a second call adds nothing.
+  const std::size_t n = keep.rows.size();
+  b.ledger->finish();
+  CHECK(keep.rows.size() == n);
+}
 
 TEST_CASE("a GPU's price is charged to its holders by their share and the rest is idle") {
   Books b;

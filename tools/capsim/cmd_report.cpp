@@ -166,19 +166,6 @@ int cmd_report(const std::vector<std::string>& args) {
     if (!prometheus.empty()) write_output(prometheus, render_prometheus(data, epoch, format));
     if (!opencost.empty() || !focus.empty()) {
       const CostAllocation cost = load_cost_allocation(data);
-      if (!quiet && cost.max_deviation > 1e-6) {
-        std::cerr << fmt::format(
-            "capsim report: note: the per-pod charges rebuilt from the events differ from the "
-            "ledger's queue totals by up to {:.2g} %; they were scaled to the ledger (energy and "
-            "CPU-only nodes are charged by the ledger only: docs/reports.md)\n",
-            cost.max_deviation * 100);
-      }
-      if (!quiet && cost.cpu_spread_queues > 0) {
-        std::cerr << fmt::format(
-            "capsim report: note: {} queue(s) ran on CPU-only nodes; their cost is split over "
-            "their pods there by run time (the report file has no CPU requests)\n",
-            cost.cpu_spread_queues);
-      }
       CostExportOptions co;
       co.origin_epoch_s = epoch;
       co.window = window_length.value_or(0);
