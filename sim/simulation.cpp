@@ -155,8 +155,8 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
   ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
-RunResult Simulation::run(RunInfo& info) {
-  // 1. Arrivals, in time order (stable: equal times keep the workload's order; pods before jobs).
+void Simulation::begin(RunInfo& info) {
+  // Arrivals, in time order (stable: equal times keep the workload's order; pods before jobs).
   arrivals_.clear();
   for (std::size_t i = 0; i < world_->pods.size(); ++i) {
     arrivals_.push_back({world_->pods[i].arrival, false, static_cast<std::uint32_t>(i)});
@@ -172,6 +172,18 @@ RunResult Simulation::run(RunInfo& info) {
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
   if (models_.experiment->time_samples()) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
+}
+
+void Simulation::run_before(SimTime t, RunInfo& info) {
+  begin(info);
+  const SimTime last = std::min(t - 1, config_.horizon);
+  if (last >= 0) engine_.run_until(last);
+  if (stop_requested_) throw Interrupted();
+}
+
+RunResult Simulation::run(RunInfo& info) {
+  // 1. Arrivals and the first events.
+  begin(info);
 
   // 2. The event loop.
   if (config_.horizon != kEndOfTime) {
