@@ -8,6 +8,7 @@
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/random.hpp"
+#include "sim/run/kubelet_admission.hpp"
 
 namespace capsim {
 
@@ -315,6 +316,10 @@ void Simulation::on_arrival(const Event& e) {
 void Simulation::on_pod_pending(PodId pod) {
   lifecycle_.arrive(pod, engine_.now());
   record("arrive", pod, kNoNode, "");
+  if (!cluster_.spec(pod).node_name.empty()) {
+    admit_bound(pod);  // no scheduler looks at a pod with spec.nodeName
+    return;
+  }
   // Pods of workloads that target a Kueue LocalQueue wait for admission first.
   if (!models_.admission->on_pod_pending(pod)) {
     enqueue_for_scheduling(pod);
@@ -371,6 +376,28 @@ void Simulation::on_schedule_cycle(const Event&) {
     }
   }
   arm_backoff_wake();
+}
+
+void Simulation::admit_bound(PodId pod) {
+  const std::string& name = cluster_.spec(pod).node_name;
+  NodeId node = kNoNode;
+  for (const NodeInfo& n : cluster_.nodes()) {
+    if (n.spec->name == name) node = n.id;
+  }
+  CAPSIM_CHECK(node != kNoNode,
+               fmt::format("spec.nodeName {} names no node (the loader checks it)", name));
+  KubeletAdmission a = kubelet_admit(cluster_, pod, node);
+  if (!a.admitted) {
+    lifecycle_.reject(pod, engine_.now());
+    record("fail", pod, node, fmt::format("{}: {}", a.reason, a.message));
+    jobs_.on_pod_ended(pod, JobController::Outcome::kFailed, engine_.now(),
+                       [this](PodId p) { on_pod_pending(p); });
+    return;
+  }
+  fw::Placement placement;
+  placement.node = node;
+  placement.holdings = std::move(a.holdings);
+  bind_pod(pod, placement);
 }
 
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {

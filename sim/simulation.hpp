@@ -148,6 +148,9 @@ class Simulation final : public EventHandler, private AdmissionHost {
 
   // A pod arrives (from the workload or its Job controller) and becomes pending.
   void on_pod_pending(PodId pod);
+  // A pod with spec.nodeName: the kubelet of that node admits it (binds it, no scheduling
+  // cycle) or rejects it (it fails, OutOf<resource>): sim/run/kubelet_admission.hpp.
+  void admit_bound(PodId pod);
   void bind_pod(PodId pod, const fw::Placement& placement);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
