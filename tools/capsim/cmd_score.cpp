@@ -67,7 +67,8 @@ struct Evaluated {
   std::string pod;
   std::string profile;
   bool random_tie_break = false;
-  std::string phase;  // the pod's phase at TIME
+  std::string phase;      // the pod's phase at TIME
+  std::string nominated;  // the node its earlier preemption nominated, if any
 };
 
 std::string verdicts_json(const std::vector<fw::PluginVerdict>& vs, const Evaluated& e) {
@@ -84,8 +85,10 @@ void print_json(const Evaluated& e, SimTime at) {
   const fw::PodEvaluation& ev = e.ev;
   std::string s = "{";
   s += fmt::format("\"pod\": \"{}\", \"time_s\": {}, \"profile\": \"{}\", \"phase\": \"{}\",\n",
-                   json_escape(e.pod), format_number(to_seconds(at)), json_escape(e.profile),
-                   e.phase);
+                   json_escape(e.pod), to_seconds(at), json_escape(e.profile), e.phase);
+  s += e.nominated.empty()
+           ? std::string(" \"nominated_node\": null,\n")
+           : fmt::format(" \"nominated_node\": \"{}\",\n", json_escape(e.nominated));
   s += fmt::format(" \"prefilter\": {},\n", verdicts_json(ev.pre_filter, e));
   s += " \"nodes\": [";
   for (std::size_t n = 0; n < ev.nodes.size(); ++n) {
@@ -154,9 +157,10 @@ void print_table(const Evaluated& e, SimTime at, bool all_nodes) {
   std::size_t feasible = 0;
   for (const auto& ne : ev.nodes)
     feasible += ne.feasible ? 1 : 0;
-  std::cout << fmt::format("capsim score: pod {} ({}) at {}, profile {}: {}/{} nodes feasible\n",
-                           e.pod, e.phase, format_duration(at), e.profile, feasible,
-                           ev.nodes.size());
+  std::cout << fmt::format("capsim score: pod {} ({}{}) at {}, profile {}: {}/{} nodes feasible\n",
+                           e.pod, e.phase,
+                           e.nominated.empty() ? "" : ", nominated to " + e.nominated,
+                           format_duration(at), e.profile, feasible, ev.nodes.size());
   if (!ev.pre_filter.empty()) {
     std::vector<std::string> parts;
     for (const auto& v : ev.pre_filter) {
@@ -194,6 +198,7 @@ void print_table(const Evaluated& e, SimTime at, bool all_nodes) {
         l += fmt::format(" {:<{}}", short_code(v.code), e.plugin_names[v.plugin].size());
       const std::string why = rejections(ne, e);
       if (!why.empty()) l += "  " + why;
+      l.erase(l.find_last_not_of(' ') + 1);
       std::cout << l << "\n";
     };
     if (all_nodes || ev.nodes.size() <= kListedNodes) {
@@ -335,6 +340,7 @@ int cmd_score(const std::vector<std::string>& args) {
     // The pod: one of the workload's, or one a controller creates during the run (then the run
     // is simulated once to find it and its arrival).
     PodId pod = find_pod(s.world->pods, pod_name);
+    const bool from_workload = pod != kNoPod;
     SimTime t = 0;
     if (pod != kNoPod) {
       t = at.value_or(s.world->pods[pod].arrival);
@@ -373,15 +379,23 @@ int cmd_score(const std::vector<std::string>& args) {
           e.phase = phase_at(sim, p);
           const PodState& st = cluster.pod(p);
           if (st.node != kNoNode) {
+            // A workload pod can be evaluated at its arrival; one a controller made cannot
+            // (it does not exist before it, and its first cycle is at that instant).
+            const std::string hint =
+                from_workload
+                    ? fmt::format(", e.g. --at {}s (its arrival)",
+                                  to_seconds(cluster.spec(p).arrival))
+                    : std::string(" (a controller made it, so it exists only from its arrival)");
             throw UsageError(fmt::format(
                 "--pod {}: the pod holds node {} at {} ({}); evaluate it at a time it is "
-                "pending, e.g. --at {}s (its arrival)",
-                pod_name, cluster.node(st.node).spec->name, format_duration(t), e.phase,
-                format_number(to_seconds(cluster.spec(p).arrival))));
+                "pending{}",
+                pod_name, cluster.node(st.node).spec->name, format_duration(t), e.phase, hint));
           }
           fw::EvaluationContext ctx{&sim.scheduler().nominations(),
                                     sim.scheduler().next_start_node_index()};
           e.ev = fw::evaluate_pod(framework, cluster, reasons, p, ctx);
+          if (auto it = ctx.nominations->find(p); it != ctx.nominations->end())
+            e.nominated = cluster.node(it->second).spec->name;
           e.pod = qualified(cluster.spec(p));
           e.profile = framework.name();
           e.random_tie_break = framework.config().tie_break == fw::TieBreak::kRandom;
