@@ -104,7 +104,7 @@ TEST_SUITE("scenario") {
     CHECK(from_score == histogram_of(message));
     // Every filter ran on every node, not only up to the first rejection.
     CHECK(reasons_of(j, "TaintToleration").size() == 26);
-    CHECK(reasons_of(j, "GpuDevices").size() == 26);
+    CHECK(reasons_of(j, "GpuDevices").size() == 1 + 26);  // its PreFilter, then every node
 
     // The table groups the 26 nodes by outcome and names the rejecting plugin.
     const auto t = testing::run_capsim("score " + scenario + " --pod " + pod, dir);
@@ -131,8 +131,10 @@ TEST_CASE("capsim score: an unknown pod, a bad --at and one past the horizon exi
   CHECK(bad_at.err.find("--at 'banana'") != std::string::npos);
   const auto late = testing::run_capsim("score " + up + " --pod x --at 3d", dir);
   CHECK(late.exit_code == 2);
-  CHECK(late.err.find("--at 3d: beyond the scenario's horizon (2d)") != std::string::npos);
+  CHECK(late.err.find("--at 3d: beyond the scenario's horizon (48h00m00s)") != std::string::npos);
   const auto no_pod = testing::run_capsim("score " + up, dir);
   CHECK(no_pod.exit_code == 2);
   CHECK(no_pod.err.find("--pod NAME is required") != std::string::npos);
 }
+
+}  // namespace capsim

@@ -74,11 +74,11 @@ TEST_CASE("a pod with spec.nodeName starts on that node at arrival, with the fir
   const PodRecord& pinned = record_of(r, 1);
   const PodRecord& free = record_of(r, 2);
   CHECK(first.node == "gpu-1");
-  CHECK(first.devices == "gpu0,gpu1");
+  CHECK(first.devices == "gpu:0,1");
   CHECK(first.attempts == 0);  // no scheduling cycle
   CHECK(first.status == "completed");
   CHECK(pinned.node == "gpu-1");
-  CHECK(pinned.devices == "gpu2,gpu3");
+  CHECK(pinned.devices == "gpu:2,3");
   CHECK(pinned.start == 60 * kSecond);
   // The scheduler sees gpu-1 full and places the 4-GPU pod on gpu-0.
   CHECK(free.node == "gpu-0");
