@@ -76,6 +76,9 @@ struct PodSpec {
   bool resampled = false;
 
   std::string source;  // "file:line" it came from
+  // spec.nodeName: the pod is bound to this node at arrival without a scheduling cycle, as the
+  // kubelet admits it (a pod that does not fit there fails, OutOf<resource>); empty: scheduled.
+  std::string node_name;
 
   // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
   // pods start together or not at all. Index into World::gangs.

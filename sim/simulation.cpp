@@ -8,6 +8,7 @@
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/random.hpp"
+#include "sim/run/kubelet_admission.hpp"
 
 namespace capsim {
 
@@ -155,8 +156,8 @@ void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus)
   ledger_.node_changed(node);  // busy GPUs draw more power
 }
 
-RunResult Simulation::run(RunInfo& info) {
-  // 1. Arrivals, in time order (stable: equal times keep the workload's order; pods before jobs).
+void Simulation::begin(RunInfo& info) {
+  // Arrivals, in time order (stable: equal times keep the workload's order; pods before jobs).
   arrivals_.clear();
   for (std::size_t i = 0; i < world_->pods.size(); ++i) {
     arrivals_.push_back({world_->pods[i].arrival, false, static_cast<std::uint32_t>(i)});
@@ -172,6 +173,18 @@ RunResult Simulation::run(RunInfo& info) {
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
   if (models_.experiment->time_samples()) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
+}
+
+void Simulation::run_before(SimTime t, RunInfo& info) {
+  begin(info);
+  const SimTime last = std::min(t - 1, config_.horizon);
+  if (last >= 0) engine_.run_until(last);
+  if (stop_requested_) throw Interrupted();
+}
+
+RunResult Simulation::run(RunInfo& info) {
+  // 1. Arrivals and the first events.
+  begin(info);
 
   // 2. The event loop.
   if (config_.horizon != kEndOfTime) {
@@ -304,6 +317,10 @@ void Simulation::on_arrival(const Event& e) {
 void Simulation::on_pod_pending(PodId pod) {
   lifecycle_.arrive(pod, engine_.now());
   record("arrive", pod, kNoNode, "");
+  if (!cluster_.spec(pod).node_name.empty()) {
+    admit_bound(pod);  // no scheduler looks at a pod with spec.nodeName
+    return;
+  }
   // Pods of workloads that target a Kueue LocalQueue wait for admission first.
   if (!models_.admission->on_pod_pending(pod)) {
     enqueue_for_scheduling(pod);
@@ -360,6 +377,28 @@ void Simulation::on_schedule_cycle(const Event&) {
     }
   }
   arm_backoff_wake();
+}
+
+void Simulation::admit_bound(PodId pod) {
+  const std::string& name = cluster_.spec(pod).node_name;
+  NodeId node = kNoNode;
+  for (const NodeInfo& n : cluster_.nodes()) {
+    if (n.spec->name == name) node = n.id;
+  }
+  CAPSIM_CHECK(node != kNoNode,
+               fmt::format("spec.nodeName {} names no node (the loader checks it)", name));
+  KubeletAdmission a = kubelet_admit(cluster_, pod, node);
+  if (!a.admitted) {
+    lifecycle_.reject(pod, engine_.now());
+    record("fail", pod, node, fmt::format("{}: {}", a.reason, a.message));
+    jobs_.on_pod_ended(pod, JobController::Outcome::kFailed, engine_.now(),
+                       [this](PodId p) { on_pod_pending(p); });
+    return;
+  }
+  fw::Placement placement;
+  placement.node = node;
+  placement.holdings = std::move(a.holdings);
+  bind_pod(pod, placement);
 }
 
 void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {

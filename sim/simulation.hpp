@@ -85,11 +85,19 @@ class Simulation final : public EventHandler, private AdmissionHost {
   // Runs to completion (or the horizon). `info` is passed to the recorder; its status and
   // times are filled in.
   RunResult run(RunInfo& info);
+  // Instead of run(): processes every event before `t` exactly as run() would (the horizon and
+  // everything else unchanged) and stops, without closing the books, so cluster() and
+  // scheduler() show the state a run has at `t` (`capsim score`). Call once, on a fresh
+  // Simulation; `info` is passed to the recorder's begin_run.
+  void run_before(SimTime t, RunInfo& info);
 
   // Stops at the next event boundary (e.g. on SIGINT); run() then throws Interrupted.
   void request_stop() { stop_requested_ = true; }
 
   const Cluster& cluster() const override { return cluster_; }
+  // The scheduler as the run left it (its nominations and rotating start index), for
+  // evaluating a pod against the state a run reached (`capsim score`).
+  const fw::Scheduler& scheduler() const { return scheduler_; }
   void handle(const Event& event, Engine& engine) override;
 
  private:
@@ -140,6 +148,9 @@ class Simulation final : public EventHandler, private AdmissionHost {
 
   // A pod arrives (from the workload or its Job controller) and becomes pending.
   void on_pod_pending(PodId pod);
+  // A pod with spec.nodeName: the kubelet of that node admits it (binds it, no scheduling
+  // cycle) or rejects it (it fails, OutOf<resource>): sim/run/kubelet_admission.hpp.
+  void admit_bound(PodId pod);
   void bind_pod(PodId pod, const fw::Placement& placement);
   void release_pod(PodId pod);
   void evict(PodId victim, PodId preemptor, NodeId node);
@@ -170,6 +181,8 @@ class Simulation final : public EventHandler, private AdmissionHost {
   }
   void wake_at(SimTime t) override;
   void request_admission() override;
+  // The start of a run: arrivals in order, the first events, the recorder told.
+  void begin(RunInfo& info);
 
   World* world_;
   Cluster cluster_;

@@ -49,10 +49,15 @@ class Scheduler {
   void nominate(PodId pod, NodeId node);
   void clear_nomination(PodId pod);
   NodeId nominated_node(PodId pod) const;
+  // Every nomination held: pod -> node.
+  const std::unordered_map<PodId, NodeId>& nominations() const { return nomination_; }
 
   const Framework& framework() const { return *fw_; }
   ReasonTable& reasons() { return *reasons_; }
   std::uint64_t cycles() const { return cycles_; }
+  // Where the next cycle's Filter loop starts (upstream's nextStartNodeIndex): with the
+  // first-top-score tie-break, which of several equal nodes wins depends on it.
+  std::size_t next_start_node_index() const { return next_start_node_index_; }
 
   // Builds the FitError message from a diagnosis.
   std::string fit_error(std::int32_t num_nodes, const Diagnosis& d,

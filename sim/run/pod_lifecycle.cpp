@@ -76,6 +76,13 @@ void PodLifecycle::give_up(PodId pod, SimTime now) {
   s.waited += now - s.pending_since;
 }
 
+void PodLifecycle::reject(PodId pod, SimTime now) {
+  PodState& s = expect(pod, PodPhase::kPending, "reject");
+  s.phase = PodPhase::kFailed;
+  s.end = now;
+  s.waited += now - s.pending_since;
+}
+
 void PodLifecycle::terminate(PodId pod) {
   PodState& s = cluster_->pod(pod);
   if (s.phase == PodPhase::kCrashBackoff) {

@@ -4,6 +4,7 @@
 //
 //   NotArrived --arrive--> Pending --start--> Running --finish--> Succeeded | Failed | OomKilled
 //   Pending --give_up--> Unschedulable                    (an experiment without retries)
+//   Pending --reject--> Failed          (a pod bound by spec.nodeName the kubelet cannot admit)
 //   Running | CrashBackoff --terminate--> Terminating --requeue--> Pending
 //                                                     --delete_preempted--> Preempted
 //   Running --crash--> CrashBackoff --restart--> Running   (the kubelet restarts in place)
@@ -32,6 +33,7 @@ class PodLifecycle {
   void start(PodId pod, SimTime now);              // Pending -> Running
   void finish(PodId pod, PodPhase end);            // Running -> Succeeded | Failed | OomKilled
   void give_up(PodId pod, SimTime now);            // Pending -> Unschedulable
+  void reject(PodId pod, SimTime now);             // Pending -> Failed (kubelet admission)
   void terminate(PodId pod);                       // Running | CrashBackoff -> Terminating
   void requeue(PodId pod, SimTime now);            // Terminating -> Pending
   void delete_preempted(PodId pod, SimTime now);   // Terminating -> Preempted

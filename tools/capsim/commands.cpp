@@ -19,6 +19,9 @@ constexpr std::size_t kSynopsisWidth = 22;  // summaries start in column 25
 std::vector<Command> build_commands() {
   return {
       {"run", "run SCENARIO.yaml", "simulate a scenario and write a SQLite report", cmd_run},
+      {"score", "score SCENARIO.yaml --pod P",
+       "what every filter and score plugin says about one pod on every node\n(--at TIME, --json)",
+       cmd_score},
       {"validate", "validate FILE...",
        "check scenarios, manifests and traces; errors with file:line", cmd_validate},
       {"catalog", "catalog [MODEL]", "list GPU models, MIG profiles and prices", cmd_catalog},

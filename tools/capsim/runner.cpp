@@ -15,9 +15,11 @@
 
 namespace capsim {
 
-RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) {
-  const auto t0 = std::chrono::steady_clock::now();
-  RunOutcome out;
+namespace {
+
+// Builds the profile and the run's models, then hands the Simulation to `body`.
+template <typename Body>
+void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& out, Body&& body) {
   out.warnings = s.warnings;
   const std::string profile = req.profile.empty() ? s.default_profile : req.profile;
 
@@ -58,12 +60,34 @@ RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) 
 
   Simulation sim(*s.world, framework, reasons, recorder, config, models,
                  RunObservers{req.progress, req.should_stop});
-  out.result = sim.run(out.info);
+  body(sim, framework, reasons);
+}
+
+}  // namespace
+
+RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOutcome out;
+  wire(s, req, recorder, out, [&](Simulation& sim, const fw::Framework&, const fw::ReasonTable&) {
+    out.result = sim.run(out.info);
+  });
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.info.wall_seconds = out.wall_seconds;
   out.info.status = "complete";
   recorder.end_run(out.info, out.result.pods, out.result.summary);
   return out;
+}
+
+std::vector<std::string> inspect_scenario_before(Scenario& s, const RunRequest& req, SimTime t,
+                                                 const Inspector& inspect) {
+  NullRecorder recorder;
+  RunOutcome out;
+  wire(s, req, recorder, out,
+       [&](Simulation& sim, const fw::Framework& framework, const fw::ReasonTable& reasons) {
+         sim.run_before(t, out.info);
+         inspect(sim, framework, reasons);
+       });
+  return out.warnings;
 }
 
 }  // namespace capsim

@@ -31,4 +31,12 @@ struct RunOutcome {
 // sweep file too); InvariantError on a bug.
 RunOutcome run_scenario(Scenario& scenario, const RunRequest& request, Recorder& recorder);
 
+// The same run, wired the same way, stopped before virtual time `t` (Simulation::run_before);
+// `inspect` then reads the Simulation, its profile and its reasons. Nothing is recorded.
+// Returns the run's warnings. Throws as run_scenario does.
+using Inspector =
+    std::function<void(const Simulation&, const fw::Framework&, const fw::ReasonTable&)>;
+std::vector<std::string> inspect_scenario_before(Scenario& scenario, const RunRequest& request,
+                                                 SimTime t, const Inspector& inspect);
+
 }  // namespace capsim

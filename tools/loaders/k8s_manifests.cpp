@@ -84,7 +84,6 @@ const std::vector<std::string> kIgnoredPodSpec = {"automountServiceAccountToken"
 // Accepted, but they change scheduling in a real cluster, so the user hears that capsim ignores
 // them.
 const std::vector<std::pair<std::string, std::string>> kWarnedPodSpec = {
-    {"nodeName", "spec.nodeName is ignored: capsim schedules the pod itself"},
     {"topologySpreadConstraints", "topology spread constraints are not modelled"},
     {"schedulingGates", "scheduling gates are not modelled: the pod is schedulable at once"},
     {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"}};
@@ -449,6 +448,8 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     p.termination_grace =
         g->integer(0, std::numeric_limits<std::int64_t>::max() / kSecond) * kSecond;
   }
+  // spec.nodeName: bound there at arrival, no scheduling cycle (the loader checks the node).
+  if (auto nn = spec.opt("nodeName")) p.node_name = nn->str();
   if (auto ns = spec.opt("nodeSelector")) p.node_selector = parse_labels(*ns, b);
   if (auto aff = spec.opt("affinity")) {
     MapReader ar = aff->map();

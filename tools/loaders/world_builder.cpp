@@ -304,6 +304,27 @@ void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) cons
                              did_you_mean(p.priority_class, names)));
 }
 
+void WorldBuilder::check_node_name(const PodSpec& p, const InputLocation& where) const {
+  if (p.node_name.empty()) return;
+  std::vector<std::string> names;
+  for (const NodeSpec& n : world_->nodes) {
+    if (n.name == p.node_name) {
+      // The kubelet's device manager hands out whole device-plugin units; GPU shares and DRA
+      // claims are allocated by scheduler plugins, which a bound pod never meets.
+      if (p.gpu_milli > 0 && p.gpu_milli < 1000) {
+        fail_at(where, "spec.nodeName with a GPU share request is not modelled");
+      }
+      if (!p.claims.empty()) {
+        fail_at(where, "spec.nodeName with resource claims is not modelled");
+      }
+      return;
+    }
+    names.push_back(n.name);
+  }
+  fail_at(where, fmt::format("spec.nodeName '{}' names no node{}", p.node_name,
+                             did_you_mean(p.node_name, names)));
+}
+
 std::string WorldBuilder::generate_name(const std::string& prefix) {
   // k8s.io/apimachinery's rand.String alphabet; the API server appends 5 of them.
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -335,10 +356,13 @@ void WorldBuilder::finalize() {
     auto expand = expanders_[i];
     expand();
   }
-  for (std::size_t i = 0; i < world_->pods.size(); ++i)
+  for (std::size_t i = 0; i < world_->pods.size(); ++i) {
     resolve_priority(world_->pods[i], pod_where_[i]);
+    check_node_name(world_->pods[i], pod_where_[i]);
+  }
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
     resolve_priority(world_->jobs[j].pod_template, job_where_[j]);
+    check_node_name(world_->jobs[j].pod_template, job_where_[j]);
   }
   for (auto& [key, check] : finalizers_)
     check();

@@ -84,6 +84,8 @@ class WorldBuilder {
 
  private:
   void resolve_priority(PodSpec& p, const InputLocation& where) const;
+  // spec.nodeName must name a node of the world.
+  void check_node_name(const PodSpec& p, const InputLocation& where) const;
 
   World* world_;
   const GpuCatalog* catalog_;
