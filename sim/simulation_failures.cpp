@@ -33,8 +33,11 @@ void Simulation::arm_failure() {
   const bool until_horizon = config_.horizon != kEndOfTime && now < config_.horizon;
   if (!until_horizon && !has_hard_work()) return;  // nothing runs: bind_pod arms it again
   const SimTime t = failures_.next_time(now);
-  if (t == kEndOfTime || (config_.horizon != kEndOfTime && t > config_.horizon)) return;
   failure_armed_ = true;
+  // Past the horizon: the process is over. It stays "armed" with nothing scheduled, so that a
+  // pod starting later does not draw it a new time (which would make the failures depend on
+  // the workload).
+  if (t == kEndOfTime || (config_.horizon != kEndOfTime && t > config_.horizon)) return;
   ++failure_events_;
   engine_.schedule(t, kFailure);
 }

@@ -44,12 +44,17 @@ std::vector<MemoryRecorder::Row> of_kind(const MemoryRecorder& r, const std::str
 
 TEST_SUITE("scenario") {
   TEST_CASE("reliability: shorter checkpoint intervals lose less work to the same failures") {
-    const MemoryRecorder none = run({"checkpoints=[]"});
-    const MemoryRecorder h3 = run({"checkpoints[0].interval=3h"});
-    const MemoryRecorder m30 = run({"checkpoints[0].interval=30m"});
+    // A horizon keeps the failure process going to the same end in every variant (without
+    // checkpoints the 3-day job would hardly ever finish), so all three see the same failures.
+    const std::string horizon = "simulation.horizon=4d";
+    const MemoryRecorder none = run({horizon, "checkpoints=[]"});
+    const MemoryRecorder h3 = run({horizon, "checkpoints[0].interval=3h"});
+    const MemoryRecorder m30 = run({horizon, "checkpoints[0].interval=30m"});
+    REQUIRE(!of_kind(none, "failure").empty());
+    CHECK(of_kind(none, "failure") == of_kind(h3, "failure"));
+    CHECK(of_kind(h3, "failure") == of_kind(m30, "failure"));
     for (const MemoryRecorder* r : {&none, &h3, &m30}) {
       CHECK(r->ended.status == "complete");
-      CHECK(r->metric("pods_pending_at_end") == 0);
       CHECK(r->metric("pods_interrupted") > 0);
       CHECK(r->metric("gpu_failures") + r->metric("node_failures") ==
             r->metric("failures.gpu") + r->metric("failures.hbm") + r->metric("failures.nvlink") +
@@ -58,23 +63,21 @@ TEST_SUITE("scenario") {
       CHECK(r->metric("goodput_ratio") <= 1);
       CHECK(r->metric("pool.training.availability") < 1);
       CHECK(r->metric("pool.training.availability") > 0.5);
+      CHECK(r->metric("pool.shared.availability") == 1);  // no rate covers the shared pool
     }
-    // The failures that hit the gang while it ran: the same draws, as long as work goes on.
-    REQUIRE(!of_kind(none, "failure").empty());
     CHECK(none.metric("gpu_hours_lost_to_failures") > h3.metric("gpu_hours_lost_to_failures"));
     CHECK(h3.metric("gpu_hours_lost_to_failures") > m30.metric("gpu_hours_lost_to_failures"));
     CHECK(none.metric("gpu_hours_lost_to_checkpoints") == 0);
     CHECK(m30.metric("gpu_hours_lost_to_checkpoints") > h3.metric("gpu_hours_lost_to_checkpoints"));
     // A gang member's run loses at most interval + write + load since its last checkpoint:
-    // 8 GPUs x (30 + 3 + 10) min per interruption.
-    double bound = 0;
-    for (const auto& e : of_kind(m30, "interrupt")) {
-      (void)e;
-      bound += 8 * (33.0 + 10.0) / 60.0;
-    }
+    // 8 GPUs x (30 + 3 + 10) min for each run a failure (or its gang's) stopped.
+    const double bound =
+        static_cast<double>(of_kind(m30, "interrupt").size()) * 8 * (30.0 + 3.0 + 10.0) / 60.0;
     CHECK(m30.metric("gpu_hours_lost_to_failures") <= bound);
-    CHECK(m30.metric("queue.training.effective_time_ratio") >
-          none.metric("queue.training.effective_time_ratio"));
+    // Both checkpointing variants finish the job; neither loses more than it computes.
+    CHECK(h3.metric("queue.training.effective_time_ratio") > 0.5);
+    CHECK(m30.metric("queue.training.effective_time_ratio") > 0.5);
+    CHECK(m30.metric("queue.training.effective_time_ratio") <= 1);
   }
 
   TEST_CASE("reliability: the same seed gives the same run; the failure seed only the failures") {
