@@ -69,8 +69,8 @@ TEST_CASE("a failure rule's mistakes are errors at the field, with suggestions")
             .find("a rate needs per_gpu_day or mtbf") != std::string::npos);
   CHECK(error_of("failures:\n  rates:\n    - {pool: h10, cause: gpu, per_gpu_day: 1, repair: 1h}\n")
             .find("no node is in pool 'h10' (did you mean 'h100'?)") != std::string::npos);
-  CHECK(error_of("failures:\n  rates:\n    - {cause: gpu, per_gpu_day: 1, repiar: 1h}\n")
-            .find("unknown field 'repiar' (did you mean 'repair'?)") != std::string::npos);
+  CHECK(error_of("failures:\n  rates:\n    - {pol: h100, cause: gpu, per_gpu_day: 1, repair: 1h}\n")
+            .find("unknown field 'pol' (did you mean 'pool'?)") != std::string::npos);
   CHECK(error_of("failures:\n  rate: []\n").find("unknown field 'rate'") != std::string::npos);
   CHECK(error_of("failures:\n  rates:\n    - {gpu_model: B200, cause: gpu, per_gpu_day: 1, "
                  "repair: 1h}\n")
