@@ -215,7 +215,7 @@ void Cluster::rebuild_units(NodeInfo& n, std::uint16_t gpu) {
                   n.units.end());
   }
   const GpuModelInfo* m = gpu_model(n);
-  if (m == nullptr || n.gpus[gpu].reconfiguring) return;
+  if (m == nullptr || n.gpus[gpu].reconfiguring || n.gpus[gpu].failed) return;
   for (const DeviceUnit& u :
        make_units(n.spec->devices, *m, gpu, n.gpus[gpu].layout, world_->resources)) {
     n.units.push_back(u);
@@ -252,8 +252,9 @@ void Cluster::account_mig(const NodeInfo& n, std::uint16_t gpu, int sign) {
     if (!used) idle += c;
   }
   totals_.mig_slices_total += sign * slots;
-  totals_.mig_slices_unconfigured += sign * (g.reconfiguring ? slots : slots - configured);
-  totals_.mig_slices_idle += sign * (g.reconfiguring ? 0 : idle);
+  const bool off = g.reconfiguring || g.failed;  // no instances offered
+  totals_.mig_slices_unconfigured += sign * (off ? slots : slots - configured);
+  totals_.mig_slices_idle += sign * (off ? 0 : idle);
 }
 
 void Cluster::refresh_gpu(NodeInfo& n, std::uint16_t gpu) {
@@ -283,8 +284,9 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   q.pods = static_cast<std::int32_t>(n.free(kPods));
   q.whole_gpus = n.free_whole_gpus;
   q.max_share_left = 0;
-  for (const GpuDeviceState& g : n.gpus)
-    q.max_share_left = std::max(q.max_share_left, 1000 - g.milli_used);
+  for (const GpuDeviceState& g : n.gpus) {
+    if (!g.failed) q.max_share_left = std::max(q.max_share_left, 1000 - g.milli_used);
+  }
   q.gpu_model = n.spec->gpu_model;
   q.unschedulable = n.spec->unschedulable;
   q.hard_taints = std::any_of(n.spec->taints.begin(), n.spec->taints.end(), [](const Taint& t) {
@@ -696,6 +698,54 @@ void Cluster::end_reconfigure(NodeId node, std::uint16_t gpu, const GpuLayout& l
   refresh_quick(n);
 }
 
+void Cluster::set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed) {
+  NodeInfo& n = nodes_[node];
+  GpuDeviceState& g = n.gpus.at(gpu);
+  CAPSIM_CHECK(
+      g.failed != failed && !g.reconfiguring,
+      fmt::format("node {} GPU {}: a health change that changes nothing", n.spec->name, gpu));
+  CAPSIM_CHECK(!failed || (g.holders == 0 && g.milli_used == 0),
+               fmt::format("node {} GPU {} fails while a pod holds it", n.spec->name, gpu));
+  account_mig(n, gpu, -1);
+  const bool whole = !g.layout.mig_enabled;
+  if (failed && whole) --n.free_whole_gpus;
+  g.failed = failed;
+  rebuild_units(n, gpu);  // failed: retires its units; repaired: offers them again
+  if (!failed && whole) ++n.free_whole_gpus;
+  account_mig(n, gpu, +1);
+  recompute_allocatable(n);
+  refresh_gpu(n, gpu);
+  ++generation_;
+  refresh_quick(n);
+}
+
+void Cluster::set_node_down(NodeId node, bool down) {
+  NodeInfo& n = nodes_[node];
+  CAPSIM_CHECK(n.down != down,
+               fmt::format("node {}: a health change that changes nothing", n.spec->name));
+  CAPSIM_CHECK(!down || n.pods.empty(),
+               fmt::format("node {} goes down while it holds pods", n.spec->name));
+  if (down_specs_.size() < nodes_.size()) down_specs_.resize(nodes_.size());
+  if (down) {
+    std::unique_ptr<NodeSpec>& copy = down_specs_[node];
+    if (!copy) {
+      copy = std::make_unique<NodeSpec>(world_->nodes[node]);
+      Taint t;
+      t.key = world_->strings.intern("node.kubernetes.io/unreachable");
+      t.value = world_->strings.intern("");
+      t.effect = TaintEffect::kNoSchedule;
+      copy->taints.push_back(t);
+    }
+    n.spec = copy.get();
+  } else {
+    n.spec = &world_->nodes[node];
+  }
+  n.down = down;
+  ++n.generation;
+  ++generation_;
+  refresh_quick(n);
+}
+
 void Cluster::check_invariants() const {
   double allocated = 0;
   for (const NodeInfo& n : nodes_) {
@@ -866,7 +916,7 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(holders[g] == d.holders,
                    fmt::format("node {} GPU {}: {} holders recorded, {} counted", n.spec->name, g,
                                d.holders, holders[g]));
-      if (!d.layout.mig_enabled && !d.reconfiguring && d.holders == 0) ++free_whole;
+      if (!d.layout.mig_enabled && !d.reconfiguring && !d.failed && d.holders == 0) ++free_whole;
       allocated += d.alloc;
       if (d.layout.mig_enabled && m != nullptr) {
         // MIG instances stay within the slots and never overlap.
@@ -885,15 +935,16 @@ void Cluster::check_invariants() const {
       }
     }
     const QuickNode& q = quick_[n.id];
-    CAPSIM_CHECK(
-        q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
-            q.device == (quick_device_ == kNoResource ? 0 : n.free(quick_device_)) &&
-            q.pods == n.free(kPods) && q.whole_gpus == n.free_whole_gpus &&
-            q.max_share_left == std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
-                                                [](std::int32_t most, const GpuDeviceState& g) {
-                                                  return std::max(most, 1000 - g.milli_used);
-                                                }),
-        fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
+    CAPSIM_CHECK(q.cpu == n.free(kCpu) && q.memory == n.free(kMemory) &&
+                     q.device == (quick_device_ == kNoResource ? 0 : n.free(quick_device_)) &&
+                     q.pods == n.free(kPods) && q.whole_gpus == n.free_whole_gpus &&
+                     q.max_share_left ==
+                         std::accumulate(n.gpus.begin(), n.gpus.end(), 0,
+                                         [](std::int32_t most, const GpuDeviceState& g) {
+                                           return g.failed ? most
+                                                           : std::max(most, 1000 - g.milli_used);
+                                         }),
+                 fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@ struct GpuDeviceState {
   std::uint16_t holders = 0;    // pod holdings (a pod with two units on it counts twice)
   GpuLayout layout;             // current MIG layout (mig_enabled false: the whole GPU)
   bool reconfiguring = false;   // MIG layout change in progress: no units until it ends
+  bool failed = false;          // unhealthy (a device failure): no units until repaired
   double alloc = 0;             // allocated fraction 0..1, for metrics
   double memory_alloc = 0;      // bytes given to holders (their limits, or shares)
   double busy = 0;              // busy fraction 0..1, set by the device model
@@ -46,6 +48,8 @@ struct NodeInfo {
   // DRA: claims holding each device the node publishes (DraWorld::nodes[id].devices).
   std::vector<std::uint16_t> dra_used;
   std::uint64_t generation = 0;  // bumped on every change
+  // NotReady (a host or NIC failure): it holds no pod and carries the unreachable taint.
+  bool down = false;
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
   // (preemption's what-if, nominated pods).
@@ -157,6 +161,15 @@ class Cluster {
   void begin_reconfigure(NodeId node, std::uint16_t gpu);
   void end_reconfigure(NodeId node, std::uint16_t gpu, const GpuLayout& layout);
 
+  // Health (sim/run/node_health.hpp decides when). A failed GPU must hold nothing: its units
+  // retire, as NVIDIA's device plugin reports an unhealthy device (the node's allocatable
+  // drops), and it is no free GPU; repaired, it offers its units again. A down node must hold no
+  // pod: it carries the taint the node lifecycle controller puts on an unreachable node,
+  // node.kubernetes.io/unreachable:NoSchedule, which TaintToleration (and the quick copy's
+  // hard_taints) already understand; it is removed when the node comes back.
+  void set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed);
+  void set_node_down(NodeId node, bool down);
+
   // Verifies capacity (requests <= allocatable, units' use and GPU occupancy consistent with the
   // pods, MIG instances within slots and not overlapping, replicas not exceeded) and that the
   // aggregates match a recount. Throws InvariantError on the first violation.
@@ -183,6 +196,9 @@ class Cluster {
 
   World* world_;
   std::vector<NodeInfo> nodes_;
+  // A down node's spec: the World's copy with the unreachable taint (NodeInfo::spec points here
+  // while it is down); empty for nodes that never went down.
+  std::vector<std::unique_ptr<NodeSpec>> down_specs_;
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
   ResourceId quick_device_ = kNoResource;

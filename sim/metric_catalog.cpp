@@ -45,6 +45,17 @@ constexpr MetricDef kMetrics[] = {
     {"gpu_hours_busy", "GPU-hours", "Integral of busy GPUs.", kHigher, {}, 0},
     {"gpu_hours_lost_to_oom", "GPU-hours", "GPU time of runs ended by an OOM kill (docs/sharing.md).", kLower, {}, 0},
     {"gpu_hours_lost_to_preemption", "GPU-hours", "GPU time of preempted attempts thrown away.", kLower, MetricGate{"0.1", "0.05"}, 0},
+    // Failures and checkpoints (docs/scenario-format.md, "failures").
+    {"node_failures", "nodes", "Failures that took a whole node down (host, NIC), modelled or traced; failure runs only.", kLower, {}, 0},
+    {"gpu_failures", "GPUs", "Failures that took one GPU down (gpu, hbm, nvlink); failure runs only.", kLower, {}, 0},
+    {"failures.{}", "failures", "Failures of one cause (gpu, hbm, nvlink, nic, host); failure runs only.", kLower, {}, 0},
+    {"pods_interrupted", "pods", "Pods that a failure stopped at least once; failure runs only.", kLower, {}, 0},
+    {"gpu_hours_lost_to_failures", "GPU-hours", "GPU time of runs stopped by a failure since their last checkpoint (the whole run without checkpoints); failure runs only.", kLower, {}, 0},
+    {"gpu_hours_lost_to_checkpoints", "GPU-hours", "GPU time spent writing checkpoints and loading them on restart; runs with failures or checkpoints.", kLower, {}, 0},
+    {"goodput_ratio", "ratio", "Useful GPU time / allocated GPU time: 1 - (GPU time lost to failures, preemption and OOM kills + checkpoint overhead) / GPU-hours allocated; runs with failures or checkpoints.", kHigher, {}, 0},
+    {"effective_time_ratio", "ratio", "Completed pods: run time alone on their last device / (end - first start), summed over the pods (Meta's effective training time); runs with failures or checkpoints.", kHigher, {}, 0},
+    {"queue.{}.effective_time_ratio", "ratio", "The same for the queue's completed pods.", kHigher, {}, 0},
+    {"pool.{}.availability", "ratio", "1 - GPU-time the pool's GPUs were down (failed, or their node down) / (GPUs x simulated time); nodes for a pool without GPUs; failure runs only.", kHigher, {}, 0},
     {"oom_kills", "kills", "OOM kills, counting every restart.", kNeutral, {}, 0},
     {"preemptions", "pods", "Pods recreated after preemption.", kLower, {}, 0},
     // Money and energy (docs/metrics.md, "Cost attribution").

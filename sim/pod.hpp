@@ -25,6 +25,18 @@ inline constexpr JobId kNoJob = 0xffffffffu;
 using GangId = std::uint32_t;
 inline constexpr GangId kNoGang = 0xffffffffu;
 
+// Periodic checkpoints of a pod's progress (the scenario's `checkpoints:` rules): after every
+// `interval` of computing it spends `cost` writing one (no progress meanwhile); a pod resuming
+// from a checkpoint spends `restart` loading it before progress resumes. An interrupted pod
+// (failure, preemption, eviction, OOM kill) keeps the work of its last completed checkpoint.
+// interval 0: no checkpoints; an interrupted pod starts again from scratch.
+struct CheckpointPolicy {
+  SimDuration interval = 0;
+  SimDuration cost = 0;
+  SimDuration restart = 0;
+  bool enabled() const { return interval > 0; }
+};
+
 enum class PreemptionPolicy : std::uint8_t { kPreemptLowerPriority, kNever };
 
 // What happens to a pod that is preempted or killed: a Job's controller recreates it (kRequeue),
@@ -79,6 +91,8 @@ struct PodSpec {
   // spec.nodeName: the pod is bound to this node at arrival without a scheduling cycle, as the
   // kubelet admits it (a pod that does not fit there fails, OutOf<resource>); empty: scheduled.
   std::string node_name;
+
+  CheckpointPolicy checkpoint;  // none unless a `checkpoints:` rule matches
 
   // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
   // pods start together or not at all. Index into World::gangs.
@@ -156,6 +170,13 @@ struct PodState {
   bool last_unresolvable = false;  // the last failure was unresolvable on every node
   SimDuration ideal_runtime = 0;   // run time alone on the device it last ran on
   double gpu_seconds_lost = 0;     // GPU time thrown away by preemption or OOM kills
+  // Failures (sim/run/failure_process.hpp) and checkpoints (PodSpec::checkpoint).
+  std::int32_t interruptions = 0;       // runs ended by a node or GPU failure
+  double gpu_seconds_lost_failure = 0;  // GPU time of those runs since their last checkpoint
+  double gpu_seconds_overhead = 0;      // GPU time spent writing and loading checkpoints
+  SimDuration saved_work = 0;           // work done that the last checkpoint keeps
+  SimTime saved_at = -1;                // when the current run's last checkpoint completed
+  SimDuration resume_cost = 0;          // the current run's load time before progress
 };
 
 }  // namespace capsim

@@ -8,6 +8,7 @@
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/random.hpp"
+#include "sim/run/checkpoint.hpp"
 #include "sim/run/kubelet_admission.hpp"
 
 namespace capsim {
@@ -34,7 +35,10 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       jobs_(world, cluster_),
       gangs_(world, cluster_),
       ledger_(cluster_, config_.energy, *models_.charge, recorder_),
-      sampler_(cluster_, ledger_, *models_.fragmentation) {}
+      sampler_(cluster_, ledger_, *models_.fragmentation),
+      failures_on_(config_.failures.enabled()),
+      failures_(world, config_.failures),
+      health_(cluster_) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -106,20 +110,78 @@ void Simulation::set_rate(PodId pod, double rate) {
   if (s.phase != PodPhase::kRunning) return;
   if (std::abs(rate - s.rate) < 1e-12 && s.progress_at >= 0) return;
   // Bank the work done at the old rate, then re-plan the completion at the new one.
-  if (s.progress_at >= 0 && s.rate > 0) {
-    const auto done =
-        static_cast<SimDuration>(std::floor(static_cast<double>(now - s.progress_at) * s.rate));
-    s.work_left = std::max<SimDuration>(0, s.work_left - done);
-  }
+  bank_progress(pod);
   s.progress_at = now;
   s.rate = rate;
-  if (cluster_.spec(pod).duration == kEndOfTime) return;
+  const PodSpec& spec = cluster_.spec(pod);
+  if (spec.duration == kEndOfTime) return;
   if (rate <= 0) {
     s.completion.cancel();  // stalled: no completion until the rate changes
     return;
   }
   const auto run_for = static_cast<SimDuration>(std::ceil(static_cast<double>(s.work_left) / rate));
+  if (spec.checkpoint.enabled()) {
+    // Writes pause progress: the completion is where the run has computed long enough.
+    const SimDuration elapsed = now - s.start;
+    const SimDuration done = checkpoint::computing(spec.checkpoint, s.resume_cost, elapsed);
+    const SimDuration at =
+        run_for <= 0 ? elapsed
+                     : checkpoint::elapsed_for(spec.checkpoint, s.resume_cost, done + run_for);
+    engine_.schedule(s.start + std::max(at, elapsed), kPodFinish, pod, s.completion.arm());
+    return;
+  }
   engine_.schedule(now + run_for, kPodFinish, pod, s.completion.arm());
+}
+
+void Simulation::bank_progress(PodId pod) {
+  PodState& s = cluster_.pod(pod);
+  if (s.progress_at < 0 || s.rate <= 0) return;
+  const SimTime now = engine_.now();
+  const PodSpec& spec = cluster_.spec(pod);
+  if (!spec.checkpoint.enabled()) {
+    const auto done =
+        static_cast<SimDuration>(std::floor(static_cast<double>(now - s.progress_at) * s.rate));
+    s.work_left = std::max<SimDuration>(0, s.work_left - done);
+    s.progress_at = now;
+    return;
+  }
+  const CheckpointPolicy& c = spec.checkpoint;
+  const SimDuration a = s.progress_at - s.start;
+  const SimDuration b = now - s.start;
+  const SimDuration from = checkpoint::computing(c, s.resume_cost, a);
+  const SimDuration to = checkpoint::computing(c, s.resume_cost, b);
+  const SimDuration left = s.work_left;
+  auto work = [&](SimDuration computed) {
+    return static_cast<SimDuration>(std::floor(static_cast<double>(computed) * s.rate));
+  };
+  s.work_left = std::max<SimDuration>(0, left - work(to - from));
+  const SimDuration k = checkpoint::completed(c, s.resume_cost, b);
+  if (k > checkpoint::completed(c, s.resume_cost, a)) {
+    // The last checkpoint completed in (a, b] keeps the work done when its write began.
+    const SimDuration began = k * c.interval;
+    const SimDuration kept_left =
+        std::max<SimDuration>(0, left - work(std::max<SimDuration>(0, began - from)));
+    s.saved_work = std::max(s.saved_work, spec.duration - kept_left);
+    s.saved_at = s.start + checkpoint::completed_at(c, s.resume_cost, k);
+  }
+  s.progress_at = now;
+}
+
+double Simulation::lost_gpu_seconds(PodId pod) {
+  PodState& s = cluster_.pod(pod);
+  const PodSpec& spec = cluster_.spec(pod);
+  const SimTime now = engine_.now();
+  const double frac = gpu_fraction(s.holdings);
+  if (!spec.checkpoint.enabled()) return to_seconds(now - s.start) * frac;
+  bank_progress(pod);
+  const CheckpointPolicy& c = spec.checkpoint;
+  const bool saved = s.saved_at >= s.start;
+  const SimTime kept = saved ? s.saved_at : s.start;
+  if (saved) {
+    const SimDuration k = checkpoint::completed(c, s.resume_cost, kept - s.start);
+    s.gpu_seconds_overhead += to_seconds(s.resume_cost + k * c.cost) * frac;
+  }
+  return to_seconds(now - kept) * frac;
 }
 
 void Simulation::reevaluate(NodeId node, const std::vector<std::uint16_t>& gpus) {
@@ -173,6 +235,17 @@ void Simulation::begin(RunInfo& info) {
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
   if (models_.experiment->time_samples()) engine_.schedule(0, kSample);
   engine_.schedule(kLeftoverFlushPeriod, kLeftoverFlush);
+  for (const PodSpec& p : world_->pods)
+    checkpoints_on_ = checkpoints_on_ || p.checkpoint.enabled();
+  for (const JobSpec& j : world_->jobs)
+    checkpoints_on_ = checkpoints_on_ || j.pod_template.checkpoint.enabled();
+  if (failures_on_) {
+    arm_failure();
+    if (!failures_.trace().empty()) {
+      ++failure_events_;
+      engine_.schedule(failures_.trace().front().time, kTracedFailure);
+    }
+  }
 }
 
 void Simulation::run_before(SimTime t, RunInfo& info) {
@@ -215,12 +288,14 @@ RunResult Simulation::run(RunInfo& info) {
   check_conservation(cluster_, out.pods);
   gangs_.check_invariants();
   models_.admission->check_invariants();
+  if (failures_on_) health_.check_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
   out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
+  if (failures_on_ || checkpoints_on_) add_failure_summary(out.summary, end);
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
@@ -236,12 +311,22 @@ void Simulation::handle(const Event& e, Engine& engine) {
   }
   CAPSIM_CHECK(e.kind < kKinds, fmt::format("unknown event kind {}", e.kind));
   (this->*kHandlers[e.kind])(e);
+  if (failures_on_ && config_.horizon == kEndOfTime &&
+      engine.pending() == static_cast<std::size_t>(failure_events_) && !has_hard_work() &&
+      queue_.size() == 0 && gangs_.parked() == 0 && models_.admission->held_pods() == 0) {
+    // Only failures and repairs are left, and no pod waits for them: the run is over.
+    engine.stop();
+  }
   if (config_.paranoid) {
     cluster_.check_invariants();
     lifecycle_.check_invariants();
     gangs_.check_invariants();
     models_.admission->check_invariants();
     ledger_.check_rates();
+    if (failures_on_) {
+      health_.check_invariants();
+      check_lost_work(engine_.now());
+    }
   }
   if (observers_.progress && (engine.processed() & 4095) == 0) {
     const double frac = config_.horizon != kEndOfTime && config_.horizon > 0
@@ -261,6 +346,8 @@ const Simulation::Handler Simulation::kHandlers[kKinds] = {
     &Simulation::on_admission_timer, &Simulation::on_memory_peak,
     &Simulation::on_restart,         &Simulation::on_recreate,
     &Simulation::on_reconfigure_end, &Simulation::on_reconfigure_tick,
+    &Simulation::on_failure,         &Simulation::on_traced_failure,
+    &Simulation::on_repair,
 };
 
 void Simulation::on_backoff_wake(const Event& e) {
@@ -414,9 +501,15 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   ++s.runs;
   if (spec.gang != kNoGang) gangs_.member_started(spec.gang);
   models_.admission->on_pod_started(pod);
-  s.work_left = spec.duration;  // a restart begins again: no checkpoints
+  s.work_left = spec.duration;  // a restart begins again, but for its last checkpoint
+  if (spec.checkpoint.enabled()) {
+    s.work_left = spec.duration - s.saved_work;
+    s.resume_cost = s.saved_work > 0 ? spec.checkpoint.restart : 0;
+    s.saved_at = -1;
+  }
   s.progress_at = -1;
   s.rate = -1;
+  if (failures_on_ && !failure_armed_) arm_failure();
   std::string devices;
   const NodeInfo& n = cluster_.node(placement.node);
   for (std::size_t i = 0; i < s.holdings.size(); ++i) {
@@ -450,6 +543,11 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     }
   }
   record("start", pod, placement.node, devices);
+  if (n.down) {
+    // A pod that tolerates the unreachable taint was bound to a node that is not running.
+    fail_pod(pod, PodPhase::kFailed, "fail", "its node is not ready (down)");
+    return;
+  }
   if (!placement.admission_error.empty()) {
     // The kubelet refuses the devices at admission: the pod fails on the node.
     fail_pod(pod, PodPhase::kFailed, "fail", placement.admission_error);
@@ -511,6 +609,12 @@ void Simulation::on_pod_finish(const Event& e) {
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
   s.run.cancel();
+  if (spec.checkpoint.enabled()) {
+    const SimDuration k =
+        checkpoint::completed(spec.checkpoint, s.resume_cost, engine_.now() - s.start);
+    s.gpu_seconds_overhead +=
+        to_seconds(s.resume_cost + k * spec.checkpoint.cost) * gpu_fraction(s.holdings);
+  }
   lifecycle_.finish(pod, spec.fails ? PodPhase::kFailed : PodPhase::kSucceeded);
   release_pod(pod);
   lifecycle_.set_end(pod, engine_.now());
@@ -540,7 +644,8 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   lifecycle_.terminate(victim);
   const SimTime now = engine_.now();
   if (was_running) {
-    s.gpu_seconds_lost += to_seconds(now - s.start) * gpu_fraction(s.holdings);
+    const double lost = lost_gpu_seconds(victim);
+    (kind == "interrupt" ? s.gpu_seconds_lost_failure : s.gpu_seconds_lost) += lost;
   }
   record(kind, victim, s.node, detail);
   reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up
@@ -569,6 +674,11 @@ void Simulation::on_terminated(const Event& e) {
   const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
   if (!s.run.fires(e.data) || s.phase != PodPhase::kTerminating) return;
+  end_termination(pod, "recreated after preemption");
+}
+
+void Simulation::end_termination(PodId pod, std::string_view why) {
+  PodState& s = cluster_.pod(pod);
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
   release_pod(pod);
@@ -576,7 +686,7 @@ void Simulation::on_terminated(const Event& e) {
     ++s.restarts;
     lifecycle_.requeue(pod, engine_.now());
     s.last_reason = 0;
-    record("requeue", pod, node, "recreated after preemption");
+    record("requeue", pod, node, std::string(why));
     models_.admission->on_pod_stopped(pod);
     if (!models_.admission->on_pod_pending(pod)) {
       enqueue_for_scheduling(pod);
@@ -608,7 +718,7 @@ void Simulation::oom_kill(PodId pod) {
   const NodeId node = s.node;
   const SimTime now = engine_.now();
   ++s.oom_kills;
-  s.gpu_seconds_lost_oom += to_seconds(now - s.start) * gpu_fraction(s.holdings);
+  s.gpu_seconds_lost_oom += lost_gpu_seconds(pod);
   s.completion.cancel();
   s.run.cancel();
   const bool can_retry = s.restarts < spec.max_restarts;
@@ -651,6 +761,11 @@ void Simulation::on_restart(const Event& e) {
   const SimTime now = engine_.now();
   lifecycle_.restart(pod, now);
   s.work_left = spec.duration;
+  if (spec.checkpoint.enabled()) {
+    s.work_left = spec.duration - s.saved_work;
+    s.resume_cost = s.saved_work > 0 ? spec.checkpoint.restart : 0;
+    s.saved_at = -1;
+  }
   s.progress_at = -1;
   s.rate = -1;
   ++s.runs;
@@ -680,7 +795,7 @@ void Simulation::on_reconfigure_tick(const Event&) {
   for (const Relayout& r : models_.reconfigurer->plan(cluster_, pending)) {
     const NodeInfo& n = cluster_.node(r.node);
     const GpuDeviceState& g = n.gpus.at(r.gpu);
-    if (g.holders != 0 || g.reconfiguring) continue;  // only idle GPUs change layout
+    if (g.holders != 0 || g.reconfiguring || g.failed) continue;  // only idle, healthy GPUs
     integrate();
     cluster_.begin_reconfigure(r.node, r.gpu);
     ledger_.node_changed(r.node);

@@ -5,6 +5,7 @@
 // after every event when `paranoid` is set.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,21 +24,25 @@
 #include "sim/queueing/admission.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/recorder.hpp"
+#include "sim/run/failure_model.hpp"
+#include "sim/run/failure_process.hpp"
 #include "sim/run/gang_coordinator.hpp"
 #include "sim/run/job_controller.hpp"
+#include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
 
 namespace capsim {
 
-// What the scenario says about a run: plain data, copyable and printable. Pods lost to
-// preemption or eviction restart from the beginning (no checkpoints).
+// What the scenario says about a run: plain data, copyable. Pods lost to preemption, eviction or
+// a failure restart from their last checkpoint (PodSpec::checkpoint), else from the beginning.
 struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
-  bool paranoid = false;  // check every invariant after every event
-  EnergyPricing energy;   // energy price and PUE for cost attribution
+  bool paranoid = false;   // check every invariant after every event
+  EnergyPricing energy;    // energy price and PUE for cost attribution
+  FailureConfig failures;  // node and GPU failures (none by default)
 };
 
 // The run's collaborators. None is ever null: each has a real default object that does nothing
@@ -119,6 +124,9 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kRecreate,         // the Job controller recreates an OOM-killed pod; subject: pod
     kReconfigureEnd,   // a MIG re-layout finishes; subject: node; data: GPU index
     kReconfigureTick,  // the re-layout policy looks at pending demand (no subject)
+    kFailure,          // the next modelled failure is due (no subject)
+    kTracedFailure,    // a failure trace's row is due; data: its index
+    kRepair,           // a failed node or GPU is repaired; subject: node; data: GPU + 1, 0: node
     kKinds,
   };
   using Handler = void (Simulation::*)(const Event&);
@@ -138,6 +146,27 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void on_recreate(const Event& e);
   void on_reconfigure_end(const Event& e);
   void on_reconfigure_tick(const Event& e);
+  void on_failure(const Event& e);
+  void on_traced_failure(const Event& e);
+  void on_repair(const Event& e);
+  // Failures (sim/run/failure_process.hpp, node_health.hpp): the failed GPU's or node's pods
+  // are interrupted, the device or node goes down, and its repair is planned.
+  void apply_failure(const FailureProcess::Failure& f);
+  // A pod on a failed device or node stops now (no grace period: its containers are gone).
+  void interrupt(PodId pod, FailureCause cause, const std::string& what);
+  // Plans the next modelled failure while the run has work (or a horizon to reach).
+  void arm_failure();
+  // A grace period ends (or is cut short): the pod leaves its node and is recreated or deleted.
+  void end_termination(PodId pod, std::string_view why);
+  // Banks the work done since PodState::progress_at at the pod's rate, and the checkpoints
+  // completed meanwhile.
+  void bank_progress(PodId pod);
+  // The GPU time an interrupted run of `pod` throws away (since its last checkpoint), adding its
+  // checkpoint overhead to the pod's.
+  double lost_gpu_seconds(PodId pod);
+  void add_failure_summary(Summary& summary, SimTime end);
+  // No pod's lost GPU time exceeds its GPUs times the run so far.
+  void check_lost_work(SimTime now) const;
   void oom_kill(PodId pod);
   // Recomputes the speed of every pod computing on these GPUs of `node` (and of pods sharing a
   // GPU with them) and the GPUs' busy fractions.
@@ -218,6 +247,17 @@ class Simulation final : public EventHandler, private AdmissionHost {
   Sampler sampler_;
 
   bool admission_scheduled_ = false;
+
+  // Failures: off (no FailureConfig) costs one flag test where they would act.
+  bool failures_on_ = false;
+  bool checkpoints_on_ = false;  // some pod checkpoints: report the overhead
+  FailureProcess failures_;
+  NodeHealth health_;
+  bool failure_armed_ = false;
+  std::int64_t failure_events_ = 0;  // failure and repair events pending
+  std::int64_t node_failures_ = 0;
+  std::int64_t gpu_failures_ = 0;
+  std::array<std::int64_t, kFailureCauses> failures_by_cause_{};
 };
 
 class Interrupted : public std::runtime_error {

@@ -39,7 +39,8 @@ GpuLeft gpu_left(const NodeInfo& node) {
   CAPSIM_CHECK(node.gpus.size() <= g.left.size(), "a node has more GPUs than capsim supports");
   g.n = node.gpus.size();
   for (std::size_t i = 0; i < g.n; ++i) {
-    g.left[i] = 1000 - node.gpus[i].milli_used;
+    // A failed GPU (unhealthy) offers nothing.
+    g.left[i] = node.gpus[i].failed ? 0 : 1000 - node.gpus[i].milli_used;
     g.total += g.left[i];
   }
   return g;
@@ -48,7 +49,7 @@ GpuLeft gpu_left(const NodeInfo& node) {
 std::int64_t gpu_left_total(const NodeInfo& node) {
   std::int64_t total = 0;
   for (const GpuDeviceState& g : node.gpus)
-    total += 1000 - g.milli_used;
+    total += g.failed ? 0 : 1000 - g.milli_used;
   return total;
 }
 

@@ -56,10 +56,29 @@ constexpr std::string_view kHigherBefore[] = {
     "gpu_hours_busy",
 };
 
+// Entries added after the catalog replaced the heuristics, with the direction they were given
+// (failures and checkpoints, docs/scenario-format.md): the freeze above does not cover them.
+constexpr std::string_view kLowerAddedSince[] = {
+    "node_failures",
+    "gpu_failures",
+    "failures.{}",
+    "pods_interrupted",
+    "gpu_hours_lost_to_failures",
+    "gpu_hours_lost_to_checkpoints",
+};
+constexpr std::string_view kHigherAddedSince[] = {
+    "goodput_ratio",
+    "effective_time_ratio",
+    "queue.{}.effective_time_ratio",
+    "pool.{}.availability",
+};
+
 Direction direction_before(std::string_view entry) {
   auto has = [&](const auto& list) {
     return std::find(std::begin(list), std::end(list), entry) != std::end(list);
   };
+  if (has(kLowerAddedSince)) return Direction::kLowerIsBetter;
+  if (has(kHigherAddedSince)) return Direction::kHigherIsBetter;
   if (has(kLowerBefore)) return Direction::kLowerIsBetter;
   if (has(kHigherBefore)) return Direction::kHigherIsBetter;
   return Direction::kNeutral;

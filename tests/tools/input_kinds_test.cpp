@@ -29,6 +29,8 @@ TEST_CASE("capsim validate's sniffing picks the most specific trace format for a
       {"an openb node list", ".csv", "sn,cpu_milli,memory_mib,gpu,model\n", "alibaba-openb"},
       {"an openb pod list", ".csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n",
        "alibaba-openb"},
+      {"a failure trace has cause and repair", ".csv", "time,node,gpu,cause,repair\n",
+       "capsim-failures"},
       {"any JSON is a Philly log", ".json", "[]", "philly"},
       {"YAML is no trace", ".yaml", "kind: Pod\n", ""},
   };
@@ -52,7 +54,7 @@ TEST_CASE("every trace format row can be sniffed, loaded and checked; job logs h
     CHECK(r.trace(f.name) == &f);
   }
   CHECK(r.trace("sacct") == nullptr);
-  CHECK(r.trace_names() == "capsim, alibaba-openb, capsim-jobs, helios, philly");
+  CHECK(r.trace_names() == "capsim, alibaba-openb, capsim-jobs, helios, philly, capsim-failures");
   CHECK(r.trace_names(true) == "alibaba-openb, capsim-jobs, helios, philly");
   CHECK(r.experiment_names() == "fill");
   REQUIRE(r.experiment("fill") != nullptr);

@@ -8,6 +8,7 @@
 #include "sim/world.hpp"
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/dra_manifests.hpp"
+#include "tools/loaders/failure_config.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/trace_csv.hpp"
 
@@ -65,6 +66,12 @@ int sniff_capsim_jobs(const SniffInput& in) {
 
 int sniff_helios(const SniffInput& in) {
   return in.extension == ".csv" && has_column(header_columns(in.text), "job_id") ? 3 : 0;
+}
+
+int sniff_failures(const SniffInput& in) {
+  if (in.extension != ".csv") return 0;
+  const auto h = header_columns(in.text);
+  return has_column(h, "cause") && has_column(h, "repair") ? 5 : 0;
 }
 
 int sniff_philly(const SniffInput& in) {
@@ -136,6 +143,17 @@ std::string check_jobs(const TraceFormat& self, const std::string& text, const s
                      read.rows.size(), pods, w.gangs.size(), skipped);
 }
 
+// A failure trace describes the fleet, not the workload: a scenario names it in failures.trace.
+void load_failures(const TraceFormat&, TraceRequest& r) {
+  r.entry.node().fail(
+      "a failure trace is no workload: name it in the scenario's failures.trace "
+      "(docs/scenario-format.md, \"Failures and checkpoints\")");
+}
+
+std::string check_failures(const TraceFormat&, const std::string& text, const std::string& path) {
+  return check_failure_trace(CsvFile::parse(text, path, CsvOptions{'#', true}));
+}
+
 // --- the tables ----------------------------------------------------------------------------------
 
 LoaderRegistry build_registry() {
@@ -152,6 +170,8 @@ LoaderRegistry build_registry() {
        read_helios_text, TraceImporter::kJobLog},
       {"philly", "Microsoft Philly cluster_job_log (JSON) job log", sniff_philly, load_jobs,
        check_jobs, read_philly_text, TraceImporter::kJobLog},
+      {"capsim-failures", "capsim's failure trace CSV for failures.trace (docs/trace-format.md)",
+       sniff_failures, load_failures, check_failures, nullptr, TraceImporter::kNone},
   };
   r.experiments = {
       {"fill", "place pods one by one until the cluster is full (models/fill_experiment.hpp)",

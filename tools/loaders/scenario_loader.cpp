@@ -14,6 +14,7 @@
 #include "tools/loaders/device_config.hpp"
 #include "tools/loaders/dra_manifests.hpp"
 #include "tools/loaders/duration_rules.hpp"
+#include "tools/loaders/failure_config.hpp"
 #include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
 #include "tools/loaders/k8s_fields.hpp"
@@ -471,6 +472,8 @@ struct Load {
   std::optional<WorldBuilder> builder;
   std::optional<YamlNode> experiment;
   DurationRules durations;
+  std::optional<YamlNode> failures;  // read in 11b, against the finished World
+  std::optional<YamlNode> checkpoints;
 };
 
 // 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
@@ -657,6 +660,8 @@ void read_kueue(Load& l, MapReader& m) {
 //    read here, applied in 11; every top-level key has now been read, so the rest are unknown.
 void read_scheduler(Load& l, MapReader& m) {
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, l.c);
+  l.failures = m.opt("failures");
+  l.checkpoints = m.opt("checkpoints");
   l.experiment = m.opt("experiment");
   m.finish();
 }
@@ -688,6 +693,16 @@ void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
   }
 }
 
+// 11b. Failures (their pools, models and trace nodes must exist) and checkpoint rules, which
+//      also cover the pods an experiment made.
+void read_failures_and_checkpoints(Load& l) {
+  if (l.failures) {
+    l.s.sim.failures = parse_failures(*l.failures, *l.s.world, l.s.catalog, l.s.seed, l.files,
+                                      [&c = l.c](const YamlNode& n) { return c.resolve(n); });
+  }
+  if (l.checkpoints) apply_checkpoint_rules(*l.checkpoints, *l.s.world);
+}
+
 // 12. The scheduler profiles, compiled against the finished World (a profile's args may name
 //     resources any source added): errors carry file, line and field, before any run.
 void compile_profiles(Load& l) {
@@ -701,7 +716,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2
@@ -714,6 +729,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
   read_scheduler(l, m);                        // 9
   finalize(l, doc);                            // 10
   apply_experiment_and_check_horizon(l, doc);  // 11
+  read_failures_and_checkpoints(l);            // 11b
   compile_profiles(l);                         // 12
   // 13. The digest: every file read above, and the overrides.
   s.sha256 = scenario_digest(files, l.c.base.string(), options.overrides);
