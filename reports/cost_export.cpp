@@ -168,7 +168,9 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
   std::string out = "{\"code\":200,\"status\":\"success\",\"data\":[";
   const auto windows = cost_windows(a, o.window, origin);
   for (std::size_t w = 0; w < windows.size(); ++w) {
-    const auto [from, to] = windows[w];
+    // Not a structured binding: the lambdas below capture them, which clang++ 14 cannot do.
+    const SimTime from = windows[w].first;
+    const SimTime to = windows[w].second;
     std::map<std::string, Allocation> set;
     for (const PodCharge& c : a.charges) {
       if (c.end <= from || c.start >= to) continue;

@@ -325,7 +325,8 @@ TEST_SUITE("cost exports") {
     }
     REQUIRE(summed.size() == one[0].size());
     for (const auto& [name, a] : one[0]) {
-      CAPTURE(name);
+      const std::string& name_ = name;  // CAPTURE copies no structured binding (clang++ 14)
+      CAPTURE(name_);
       for (const char* f : {"totalCost", "gpuHours", "cpuCoreHours", "ramByteHours", "cpuCost"}) {
         CAPTURE(f);
         CHECK(summed[name][f] == doctest::Approx(a.number.at(f)).epsilon(1e-9));
@@ -439,7 +440,8 @@ TEST_SUITE("cost exports") {
       by_queue[c.queue] += c.cost();
     for (const auto& [q, cost] : by_queue) {
       if (q.empty()) continue;
-      CAPTURE(q);
+      const std::string& q_ = q;  // CAPTURE copies no structured binding (clang++ 14)
+      CAPTURE(q_);
       CHECK(cost ==
             doctest::Approx(summary_metric(mixed_db(), "queue." + q + ".cost_usd")).epsilon(1e-9));
     }
@@ -595,7 +597,8 @@ TEST_SUITE("cost exports") {
       CHECK(cost == doctest::Approx(summary_metric(db, "cost_allocated_usd")).epsilon(1e-9));
       for (const auto& [q, v] : queue_cost) {
         if (q.empty()) continue;
-        CAPTURE(q);
+        const std::string& q_ = q;  // CAPTURE copies no structured binding (clang++ 14)
+        CAPTURE(q_);
         CHECK(v == doctest::Approx(summary_metric(db, "queue." + q + ".cost_usd")).epsilon(1e-9));
         CHECK(queue_gpu_hours[q] ==
               doctest::Approx(summary_metric(db, "queue." + q + ".gpu_hours")).epsilon(1e-9));

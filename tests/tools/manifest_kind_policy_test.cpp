@@ -170,7 +170,8 @@ TEST_CASE("every refused kind says what to write instead, every skipped kind why
            {"kubeflow.org", "TFJob"},
            {"", "Namespace"},
            {"apiextensions.k8s.io", "CustomResourceDefinition"}}) {
-    INFO(group << " " << kind);
+    const std::string what = group + " " + kind;  // INFO copies no structured binding
+    INFO(what);
     const UnmodelledKind* u = unmodelled_kind(group, kind);
     REQUIRE(u != nullptr);
     CHECK(!u->why.empty());

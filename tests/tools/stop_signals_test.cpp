@@ -51,8 +51,9 @@ int files_in(const testing::ScratchDir& dir, const std::string& prefix) {
 }  // namespace
 
 TEST_CASE("SIGTERM and SIGINT stop a run with their own exit codes and write no report") {
-  for (const auto& [signal, code] :
+  for (const auto& [name, code] :
        {std::pair<const char*, int>{"TERM", 143}, std::pair<const char*, int>{"INT", 130}}) {
+    const char* signal = name;  // CAPTURE copies no structured binding (clang++ 14)
     CAPTURE(signal);
     testing::ScratchDir dir("stop-signals");
     const Stopped s = run_and_signal(dir, dir.file("out.db"), signal);

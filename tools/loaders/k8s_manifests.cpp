@@ -1903,7 +1903,7 @@ void load_document_at(const YamlNode& doc_node, WorldBuilder& b, const ManifestO
         group.empty() || group.find('.') == std::string::npos ||
         (group.size() > 7 && group.compare(group.size() - 7, 7, ".k8s.io") == 0) ||
         std::any_of(kind_table(opt).begin(), kind_table(opt).end(),
-                    [&](const ManifestKind& mk) { return mk.group == group; });
+                    [&g = group](const ManifestKind& mk) { return mk.group == g; });
     for (const ManifestKind* known : all_kinds(opt)) {
       names.push_back(known->kind);
       if (known->kind == kind && group_is_ours) {
