@@ -187,6 +187,49 @@ void write_kueue_families(Writer& w, const ReportData& d) {
     }
   }
 
+  // 1b. The KAI scheduler's queue gauges, so a dashboard built for KAI reads a simulated run too:
+  // its queue controller's kai_queue_deserved_gpus, kai_queue_quota_cpu_cores and
+  // kai_queue_quota_memory_bytes (a Queue's spec quota), kai_queue_allocated_gpus,
+  // kai_queue_allocated_cpu_cores and kai_queue_allocated_memory_bytes (what it holds), labelled
+  // queue_name, under KAI's default metric namespace `kai` (KAI-Scheduler docs/metrics). A
+  // ClusterQueue stands for a KAI Queue: its nominal quota and admitted usage, summed over flavors.
+  std::map<std::pair<std::string, std::string>, std::vector<const QueueSampleRow*>> totals;
+  for (const QueueSampleRow& q : d.queue_samples) {
+    if (q.flavor.empty()) totals[{q.queue, q.resource}].push_back(&q);
+  }
+  struct KaiGauge {
+    const char* name;
+    const char* help;
+    const char* resource;
+    double QueueSampleRow::*field;
+  };
+  const KaiGauge kai[] = {
+      {"kai_queue_deserved_gpus", "Queue deserved GPUs (capsim: the ClusterQueue's nominal quota).",
+       "nvidia.com/gpu", &QueueSampleRow::nominal},
+      {"kai_queue_quota_cpu_cores", "Queue quota CPU (capsim: the ClusterQueue's nominal quota).",
+       "cpu", &QueueSampleRow::nominal},
+      {"kai_queue_quota_memory_bytes",
+       "Queue quota memory (capsim: the ClusterQueue's nominal quota).", "memory",
+       &QueueSampleRow::nominal},
+      {"kai_queue_allocated_gpus", "Queue allocated GPUs (capsim: admitted usage).",
+       "nvidia.com/gpu", &QueueSampleRow::usage},
+      {"kai_queue_allocated_cpu_cores", "Queue allocated CPUs (capsim: admitted usage).", "cpu",
+       &QueueSampleRow::usage},
+      {"kai_queue_allocated_memory_bytes", "Queue allocated memory (capsim: admitted usage).",
+       "memory", &QueueSampleRow::usage},
+  };
+  for (const KaiGauge& g : kai) {
+    w.family(g.name, g.help, "");
+    for (const auto& [key, rows] : totals) {
+      if (key.second != g.resource) continue;
+      const std::string labels = fmt::format(R"(queue_name="{}")", label_value(key.first));
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i + 1 < rows.size() && rows[i + 1]->time == rows[i]->time) continue;
+        w.sample(g.name, labels, rows[i]->time, kueue_amount(key.second, rows[i]->*(g.field)));
+      }
+    }
+  }
+
   // 2. Workload counts and admission waits, replayed up to each sample time.
   std::vector<SimTime> times;
   std::set<std::string> queues;
