@@ -159,6 +159,24 @@ std::optional<YamlNode> find_entry(const std::optional<YamlNode>& map, std::stri
 
 // --- Pod spec -------------------------------------------------------------------------------
 
+// The value of field `n`, which must be one of `allowed` (an enum of the API): otherwise
+// "unknown <what> 'x' (did you mean ...?); use A, B or C". `also` are accepted without being
+// suggested (an older spelling).
+std::string enum_value_of(const YamlNode& n, std::string_view what,
+                          const std::vector<std::string>& allowed,
+                          const std::vector<std::string>& also = {}) {
+  std::string v = n.str();
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end() ||
+      std::find(also.begin(), also.end(), v) != also.end()) {
+    return v;
+  }
+  std::string choices;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    choices += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  }
+  n.fail(fmt::format("unknown {} '{}'{}; use {}", what, v, did_you_mean(v, allowed), choices));
+}
+
 // Who makes the pod decides which restartPolicy its template may have: any for a bare pod,
 // OnFailure or Never for a Job's; a training operator sets it from its replica spec (kOperator).
 enum class PodOwner : std::uint8_t { kBare, kJob, kOperator };
@@ -801,11 +819,7 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   job.completions = comp ? static_cast<std::int32_t>(comp->integer()) : job.parallelism;
   const std::int64_t backoff = spec.int_or("backoffLimit", 6, 0, kMaxI32);
   if (auto mode = spec.opt("completionMode")) {
-    const std::string m = mode->str();
-    if (m != "NonIndexed" && m != "Indexed") {
-      mode->fail(fmt::format("unknown completionMode '{}'{}; use NonIndexed or Indexed", m,
-                             did_you_mean(m, {"NonIndexed", "Indexed"})));
-    }
+    const std::string m = enum_value_of(*mode, "completionMode", {"NonIndexed", "Indexed"});
     if (m == "Indexed" && !comp) mode->fail("an Indexed Job needs spec.completions");
   }
   // A suspended Job waits for Kueue (or a user) to resume it; capsim's queues admit it.
@@ -1057,11 +1071,7 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
       om.finish();
     }
     if (auto pm = spec.opt("podManagementPolicy")) {
-      const std::string v = pm->str();
-      if (v != "OrderedReady" && v != "Parallel") {
-        pm->fail(fmt::format("unknown podManagementPolicy '{}'{}; use OrderedReady or Parallel", v,
-                             did_you_mean(v, {"OrderedReady", "Parallel"})));
-      }
+      const std::string v = enum_value_of(*pm, "podManagementPolicy", {"OrderedReady", "Parallel"});
       if (v == "OrderedReady") {
         ctx.warn(*pm,
                  "podManagementPolicy OrderedReady is not modelled: capsim creates the pods "
@@ -1221,11 +1231,7 @@ void load_cron_job(MapReader& doc, ManifestContext& ctx) {
     }
   }
   if (auto cp = spec.opt("concurrencyPolicy")) {
-    const std::string v = cp->str();
-    if (v != "Allow" && v != "Forbid" && v != "Replace") {
-      cp->fail(fmt::format("unknown concurrencyPolicy '{}'{}; use Allow, Forbid or Replace", v,
-                           did_you_mean(v, {"Allow", "Forbid", "Replace"})));
-    }
+    const std::string v = enum_value_of(*cp, "concurrencyPolicy", {"Allow", "Forbid", "Replace"});
     if (v != "Allow") {
       ctx.warn(*cp, fmt::format("concurrencyPolicy {} is not modelled: every scheduled Job is "
                                 "created, as with Allow",
@@ -1379,11 +1385,7 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
   if (auto sp = spec.opt("successPolicy")) {
     MapReader r = sp->map();
     const YamlNode op = r.req("operator");
-    const std::string v = op.str();
-    if (v != "All" && v != "Any") {
-      op.fail(fmt::format("unknown successPolicy operator '{}'{}; use All or Any", v,
-                          did_you_mean(v, {"All", "Any"})));
-    }
+    const std::string v = enum_value_of(op, "successPolicy operator", {"All", "Any"});
     if (auto t = r.opt("targetReplicatedJobs")) {
       for (const YamlNode& n : t->seq())
         success_targets.push_back(n.str());
@@ -1403,11 +1405,7 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
   if (auto st = spec.opt("startupPolicy")) {
     MapReader r = st->map();
     const YamlNode order = r.req("startupPolicyOrder");
-    const std::string v = order.str();
-    if (v != "AnyOrder" && v != "InOrder") {
-      order.fail(fmt::format("unknown startupPolicyOrder '{}'{}; use AnyOrder or InOrder", v,
-                             did_you_mean(v, {"AnyOrder", "InOrder"})));
-    }
+    const std::string v = enum_value_of(order, "startupPolicyOrder", {"AnyOrder", "InOrder"});
     r.finish();
     if (v == "InOrder") {
       ctx.warn(order,
@@ -1693,11 +1691,7 @@ void load_leader_worker_set(MapReader& doc, ManifestContext& ctx) {
   MapReader spec = spec_node.map();
   const std::int64_t groups = spec.int_or("replicas", 1, 0, 100000);
   if (auto sp = spec.opt("startupPolicy")) {
-    const std::string v = sp->str();
-    if (v != "LeaderCreated" && v != "LeaderReady") {
-      sp->fail(fmt::format("unknown startupPolicy '{}'{}; use LeaderCreated or LeaderReady", v,
-                           did_you_mean(v, {"LeaderCreated", "LeaderReady"})));
-    }
+    const std::string v = enum_value_of(*sp, "startupPolicy", {"LeaderCreated", "LeaderReady"});
     if (v == "LeaderReady") {
       ctx.warn(*sp,
                "startupPolicy LeaderReady is not modelled: capsim creates a group's leader "
@@ -1711,12 +1705,8 @@ void load_leader_worker_set(MapReader& doc, ManifestContext& ctx) {
   MapReader lwt = lwt_node.map();
   const std::int64_t size = lwt.int_or("size", 1, 1, 10000);
   if (auto rp = lwt.opt("restartPolicy")) {
-    const std::string v = rp->str();
     // "Default" is the older name of None.
-    if (v != "RecreateGroupOnPodRestart" && v != "None" && v != "Default") {
-      rp->fail(fmt::format("unknown restartPolicy '{}'{}; use RecreateGroupOnPodRestart or None", v,
-                           did_you_mean(v, {"RecreateGroupOnPodRestart", "None"})));
-    }
+    (void)enum_value_of(*rp, "restartPolicy", {"RecreateGroupOnPodRestart", "None"}, {"Default"});
   }
   if (auto sg = lwt.opt("subGroupPolicy")) {
     ctx.warn(*sg, "subGroupPolicy is not modelled: capsim places a group's pods without it");
