@@ -546,8 +546,10 @@ TEST_CASE("An explicit preset replaces the generated one of the same name") {
   std::map<std::string, int> names;
   for (const auto& q : g.mig_presets)
     ++names[q.name];
-  for (const auto& [name, n] : names)
-    CHECK_MESSAGE(n == 1, name);
+  for (const auto& [name, n] : names) {
+    const std::string& preset = name;  // the message copies no structured binding (clang++ 14)
+    CHECK_MESSAGE(n == 1, preset);
+  }
 }
 
 TEST_CASE("A scenario can add a model, or start one from a base model") {

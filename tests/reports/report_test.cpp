@@ -99,7 +99,8 @@ TEST_SUITE("scenario") {
     }
     // Every summary metric appears (the full table), the headline ones several times.
     for (const auto& [k, v] : summary) {
-      CAPTURE(k);
+      const std::string& metric = k;  // CAPTURE copies no structured binding (clang++ 14)
+      CAPTURE(metric);
       CHECK(shown.count(k) == 1);
     }
     CHECK(figures > static_cast<int>(summary.size()) + 20);

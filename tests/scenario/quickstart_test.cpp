@@ -35,7 +35,8 @@ TEST_SUITE("scenario") {
     const auto summary = reader.summary(runs[0].run_id);
     REQUIRE(summary.size() > 20);
     for (const auto& [k, v] : summary) {
-      CAPTURE(k);
+      const std::string& metric = k;  // CAPTURE copies no structured binding (clang++ 14)
+      CAPTURE(metric);
       REQUIRE(printed["summary"][k]);
       CHECK(printed["summary"][k].as<double>() == doctest::Approx(v).epsilon(1e-5));
     }

@@ -208,7 +208,8 @@ TEST_CASE("malformed inputs give a located message, a distinct exit code and no 
   };
   int n = 0;
   for (const auto& [c, scenario] : cases) {
-    INFO(c.name);
+    const std::string what = c.name;  // INFO copies no structured binding (clang++ 14)
+    INFO(what);
     const fs::path dir = fs::temp_directory_path() /
                          ("capsim-bad-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(dir);

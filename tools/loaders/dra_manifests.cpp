@@ -700,8 +700,9 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
         }
         sd.device.pool = pool_index;
         for (const auto& [set_name, counters] : sd.consumes) {
-          auto set = std::find_if(pool.counter_sets.begin(), pool.counter_sets.end(),
-                                  [&](const dra::CounterSet& c) { return c.name == set_name; });
+          auto set =
+              std::find_if(pool.counter_sets.begin(), pool.counter_sets.end(),
+                           [&n = set_name](const dra::CounterSet& c) { return c.name == n; });
           if (set == pool.counter_sets.end()) {
             fail_at(sd.where, fmt::format("device {} consumes counters of set {}, which pool {} "
                                           "does not define",
@@ -711,7 +712,7 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
           cc.counter_set = static_cast<std::uint16_t>(set - pool.counter_sets.begin());
           for (const auto& [cname, amount] : counters) {
             auto c = std::find_if(set->counters.begin(), set->counters.end(),
-                                  [&](const auto& x) { return x.first == cname; });
+                                  [&n = cname](const auto& x) { return x.first == n; });
             if (c == set->counters.end()) {
               fail_at(sd.where, fmt::format("device {} consumes counter {}, which set {} does not "
                                             "define",
