@@ -80,6 +80,20 @@ bool matches_term(const NodeSelectorTerm& term, const NodeView& node, const Stri
 bool matches_any_term(const std::vector<NodeSelectorTerm>& terms, const NodeView& node,
                       const StringPool& pool);
 
+// metav1.LabelSelector, on pods' or objects' labels (a PodDisruptionBudget's, a topology spread
+// constraint's, a pod affinity term's selector): every matchLabels pair and every
+// matchExpressions requirement must hold (In, NotIn, Exists, DoesNotExist; NotIn and DoesNotExist
+// hold for an absent key). An empty selector matches every object (`{}`); a selector that was
+// not given at all is the caller's to treat (a null selector matches nothing upstream).
+struct LabelSelector {
+  LabelSet match_labels;
+  std::vector<NodeSelectorRequirement> match_expressions;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+};
+
+bool matches_selector(const LabelSelector& selector, const LabelSet& labels,
+                      const StringPool& pool);
+
 enum class TaintEffect : std::uint8_t { kNoSchedule, kPreferNoSchedule, kNoExecute };
 
 struct Taint {

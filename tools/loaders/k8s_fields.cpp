@@ -318,6 +318,28 @@ NodeSelectorTerm parse_node_selector_term(const YamlNode& term, WorldBuilder& b)
   return out;
 }
 
+LabelSelector parse_label_selector(const YamlNode& selector, WorldBuilder& b) {
+  LabelSelector out;
+  if (selector.is_null()) return out;
+  MapReader r = selector.map();
+  if (auto ml = r.opt("matchLabels")) out.match_labels = parse_labels(*ml, b);
+  if (auto exprs = r.opt("matchExpressions")) {
+    for (const YamlNode& e : exprs->seq()) {
+      NodeSelectorRequirement req = parse_expression(e, b);
+      if (req.op == SelectorOp::kGt || req.op == SelectorOp::kLt) {
+        e.map()
+            .req("operator")
+            .fail(
+                "operator Gt and Lt are node-selector operators; a label selector takes In, NotIn, "
+                "Exists or DoesNotExist");
+      }
+      out.match_expressions.push_back(std::move(req));
+    }
+  }
+  r.finish();
+  return out;
+}
+
 NodeAffinity parse_node_affinity(const YamlNode& node_affinity, WorldBuilder& b) {
   NodeAffinity out;
   if (node_affinity.is_null()) return out;

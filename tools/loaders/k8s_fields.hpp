@@ -44,6 +44,11 @@ std::vector<Toleration> parse_tolerations(const YamlNode& list, WorldBuilder& b)
 NodeAffinity parse_node_affinity(const YamlNode& node_affinity, WorldBuilder& b);
 NodeSelectorTerm parse_node_selector_term(const YamlNode& term, WorldBuilder& b);
 
+// metav1.LabelSelector {matchLabels, matchExpressions}: label keys and values validated as the
+// API server does; operators In, NotIn (need values), Exists, DoesNotExist (take none). Gt and Lt
+// are node-selector operators only and are rejected here.
+LabelSelector parse_label_selector(const YamlNode& selector, WorldBuilder& b);
+
 // Resource names and amounts, before they get ids. A container may name cpu, memory,
 // ephemeral-storage, hugepages-<size> and extended resources (domain-prefixed, e.g.
 // nvidia.com/gpu); a node may also name pods and attachable-volumes-*.
