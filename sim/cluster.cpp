@@ -719,28 +719,49 @@ void Cluster::set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed) {
   refresh_quick(n);
 }
 
+void Cluster::refresh_spec(NodeInfo& n) {
+  const NodeSpec& base = world_->nodes[n.id];
+  if (!n.down && !n.cordoned) {
+    n.spec = &base;
+    return;
+  }
+  if (down_specs_.size() < nodes_.size()) down_specs_.resize(nodes_.size());
+  std::unique_ptr<NodeSpec>& copy = down_specs_[n.id];
+  if (!copy) {
+    copy = std::make_unique<NodeSpec>(base);
+  } else {
+    *copy = base;
+  }
+  if (n.down) {
+    Taint t;
+    t.key = world_->strings.intern("node.kubernetes.io/unreachable");
+    t.value = world_->strings.intern("");
+    t.effect = TaintEffect::kNoSchedule;
+    copy->taints.push_back(t);
+  }
+  if (n.cordoned) copy->unschedulable = true;
+  n.spec = copy.get();
+}
+
 void Cluster::set_node_down(NodeId node, bool down) {
   NodeInfo& n = nodes_[node];
   CAPSIM_CHECK(n.down != down,
                fmt::format("node {}: a health change that changes nothing", n.spec->name));
   CAPSIM_CHECK(!down || n.pods.empty(),
                fmt::format("node {} goes down while it holds pods", n.spec->name));
-  if (down_specs_.size() < nodes_.size()) down_specs_.resize(nodes_.size());
-  if (down) {
-    std::unique_ptr<NodeSpec>& copy = down_specs_[node];
-    if (!copy) {
-      copy = std::make_unique<NodeSpec>(world_->nodes[node]);
-      Taint t;
-      t.key = world_->strings.intern("node.kubernetes.io/unreachable");
-      t.value = world_->strings.intern("");
-      t.effect = TaintEffect::kNoSchedule;
-      copy->taints.push_back(t);
-    }
-    n.spec = copy.get();
-  } else {
-    n.spec = &world_->nodes[node];
-  }
   n.down = down;
+  refresh_spec(n);
+  ++n.generation;
+  ++generation_;
+  refresh_quick(n);
+}
+
+void Cluster::set_cordoned(NodeId node, bool cordoned) {
+  NodeInfo& n = nodes_[node];
+  CAPSIM_CHECK(n.cordoned != cordoned,
+               fmt::format("node {}: a cordon change that changes nothing", n.spec->name));
+  n.cordoned = cordoned;
+  refresh_spec(n);
   ++n.generation;
   ++generation_;
   refresh_quick(n);

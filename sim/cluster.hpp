@@ -50,6 +50,8 @@ struct NodeInfo {
   std::uint64_t generation = 0;  // bumped on every change
   // NotReady (a host or NIC failure): it holds no pod and carries the unreachable taint.
   bool down = false;
+  // Cordoned during the run (a maintenance drain): spec.unschedulable, as `kubectl cordon` sets it.
+  bool cordoned = false;
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
   // (preemption's what-if, nominated pods).
@@ -169,6 +171,9 @@ class Cluster {
   // hard_taints) already understand; it is removed when the node comes back.
   void set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed);
   void set_node_down(NodeId node, bool down);
+  // `kubectl cordon` / `uncordon`: the node's spec.unschedulable, which NodeUnschedulable (and
+  // the quick copy) read; the pods on it stay.
+  void set_cordoned(NodeId node, bool cordoned);
 
   // Verifies capacity (requests <= allocatable, units' use and GPU occupancy consistent with the
   // pods, MIG instances within slots and not overlapping, replicas not exceeded) and that the
@@ -180,6 +185,9 @@ class Cluster {
   void recompute_allocatable(NodeInfo& n);
   void refresh_gpu(NodeInfo& n, std::uint16_t gpu);
   void refresh_quick(const NodeInfo& n);
+  // The node's spec as its run-time state makes it: the World's, or a copy with the unreachable
+  // taint (down) and spec.unschedulable (cordoned). The copy keeps its address.
+  void refresh_spec(NodeInfo& n);
   void account_mig(const NodeInfo& n, std::uint16_t gpu, int sign);
   // Marks a unit taken (+1) or given back (-1) by one holder, with the GPU's occupancy.
   void hold_unit(NodeInfo& n, std::uint16_t unit, int sign);

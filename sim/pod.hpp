@@ -88,6 +88,9 @@ struct PodSpec {
   bool resampled = false;
 
   std::string source;  // "file:line" it came from
+  // The kind of the controller object its manifest came from (Deployment, StatefulSet,
+  // DaemonSet, ReplicaSet, ...); empty for a bare pod, a Job's or a trace's.
+  std::string controller_kind;
   // spec.nodeName: the pod is bound to this node at arrival without a scheduling cycle, as the
   // kubelet admits it (a pod that does not fit there fails, OutOf<resource>); empty: scheduled.
   std::string node_name;

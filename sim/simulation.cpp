@@ -38,7 +38,10 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       sampler_(cluster_, ledger_, *models_.fragmentation),
       failures_on_(config_.failures.enabled()),
       failures_(world, config_.failures),
-      health_(cluster_) {}
+      health_(cluster_),
+      maintenance_on_(config_.maintenance.enabled()),
+      maintenance_(config_.maintenance),
+      budgets_(world) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -246,6 +249,10 @@ void Simulation::begin(RunInfo& info) {
       engine_.schedule(failures_.trace().front().time, kTracedFailure);
     }
   }
+  for (std::size_t w = 0; w < config_.maintenance.windows.size(); ++w) {
+    ++maintenance_events_;
+    engine_.schedule(config_.maintenance.windows[w].start, kMaintenanceOpen, 0, w);
+  }
 }
 
 void Simulation::run_before(SimTime t, RunInfo& info) {
@@ -288,14 +295,15 @@ RunResult Simulation::run(RunInfo& info) {
   check_conservation(cluster_, out.pods);
   gangs_.check_invariants();
   models_.admission->check_invariants();
-  if (failures_on_) health_.check_invariants();
+  if (failures_on_ || maintenance_on_) health_.check_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
   out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
-  if (failures_on_ || checkpoints_on_) add_failure_summary(out.summary, end);
+  if (failures_on_ || checkpoints_on_ || maintenance_on_) add_failure_summary(out.summary, end);
+  if (maintenance_on_) add_maintenance_summary(out.summary, end);
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
@@ -311,10 +319,10 @@ void Simulation::handle(const Event& e, Engine& engine) {
   }
   CAPSIM_CHECK(e.kind < kKinds, fmt::format("unknown event kind {}", e.kind));
   (this->*kHandlers[e.kind])(e);
-  if (failures_on_ && config_.horizon == kEndOfTime &&
-      engine.pending() == static_cast<std::size_t>(failure_events_) && !has_hard_work() &&
-      queue_.size() == 0 && gangs_.parked() == 0 && models_.admission->held_pods() == 0) {
-    // Only failures and repairs are left, and no pod waits for them: the run is over.
+  if ((failures_on_ || maintenance_on_) && config_.horizon == kEndOfTime &&
+      only_background_events()) {
+    // Only failures, repairs and maintenance are left, and no pod waits for them: the run is
+    // over.
     engine.stop();
   }
   if (config_.paranoid) {
@@ -323,7 +331,7 @@ void Simulation::handle(const Event& e, Engine& engine) {
     gangs_.check_invariants();
     models_.admission->check_invariants();
     ledger_.check_rates();
-    if (failures_on_) {
+    if (failures_on_ || maintenance_on_) {
       health_.check_invariants();
       check_lost_work(engine_.now());
     }
@@ -347,7 +355,8 @@ const Simulation::Handler Simulation::kHandlers[kKinds] = {
     &Simulation::on_restart,         &Simulation::on_recreate,
     &Simulation::on_reconfigure_end, &Simulation::on_reconfigure_tick,
     &Simulation::on_failure,         &Simulation::on_traced_failure,
-    &Simulation::on_repair,
+    &Simulation::on_repair,          &Simulation::on_maintenance_open,
+    &Simulation::on_drain_poll,      &Simulation::on_maintenance_done,
 };
 
 void Simulation::on_backoff_wake(const Event& e) {
@@ -646,6 +655,7 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   if (was_running) {
     const double lost = lost_gpu_seconds(victim);
     (kind == "interrupt" ? s.gpu_seconds_lost_failure : s.gpu_seconds_lost) += lost;
+    if (kind == "drain") maintenance_.gpu_seconds_lost += lost;  // a gang sibling's too
   }
   record(kind, victim, s.node, detail);
   reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up

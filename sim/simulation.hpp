@@ -24,10 +24,12 @@
 #include "sim/queueing/admission.hpp"
 #include "sim/reconfigurer.hpp"
 #include "sim/recorder.hpp"
+#include "sim/run/disruption_budgets.hpp"
 #include "sim/run/failure_model.hpp"
 #include "sim/run/failure_process.hpp"
 #include "sim/run/gang_coordinator.hpp"
 #include "sim/run/job_controller.hpp"
+#include "sim/run/maintenance.hpp"
 #include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
@@ -40,9 +42,10 @@ struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
-  bool paranoid = false;   // check every invariant after every event
-  EnergyPricing energy;    // energy price and PUE for cost attribution
-  FailureConfig failures;  // node and GPU failures (none by default)
+  bool paranoid = false;          // check every invariant after every event
+  EnergyPricing energy;           // energy price and PUE for cost attribution
+  FailureConfig failures;         // node and GPU failures (none by default)
+  MaintenanceConfig maintenance;  // maintenance windows: cordon, drain, work (none by default)
 };
 
 // The run's collaborators. None is ever null: each has a real default object that does nothing
@@ -127,6 +130,9 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kFailure,          // the next modelled failure is due (no subject)
     kTracedFailure,    // a failure trace's row is due; data: its index
     kRepair,           // a failed node or GPU is repaired; subject: node; data: GPU + 1, 0: node
+    kMaintenanceOpen,  // a maintenance window opens; data: its index
+    kDrainPoll,        // a drain tries its evictions again; subject: node; data: window
+    kMaintenanceDone,  // a drained node's maintenance work ends; subject: node; data: window
     kKinds,
   };
   using Handler = void (Simulation::*)(const Event&);
@@ -149,6 +155,15 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void on_failure(const Event& e);
   void on_traced_failure(const Event& e);
   void on_repair(const Event& e);
+  void on_maintenance_open(const Event& e);
+  void on_drain_poll(const Event& e);
+  void on_maintenance_done(const Event& e);
+  // Maintenance (sim/run/maintenance.hpp, sim/simulation_maintenance.cpp): a window takes its
+  // next nodes; a node is cordoned and drained, worked on, and returned.
+  void take_maintenance_nodes(std::size_t window);
+  void drain(NodeId node, std::size_t window);
+  void end_node_maintenance(NodeId node, std::size_t window, bool uncordon = true);
+  void add_maintenance_summary(Summary& summary, SimTime end);
   // Failures (sim/run/failure_process.hpp, node_health.hpp): the failed GPU's or node's pods
   // are interrupted, the device or node goes down, and its repair is planned.
   void apply_failure(const FailureProcess::Failure& f);
@@ -258,6 +273,15 @@ class Simulation final : public EventHandler, private AdmissionHost {
   std::int64_t node_failures_ = 0;
   std::int64_t gpu_failures_ = 0;
   std::array<std::int64_t, kFailureCauses> failures_by_cause_{};
+
+  // Maintenance windows and the budgets their drains respect: off (no window) costs one flag
+  // test where they would act.
+  bool maintenance_on_ = false;
+  MaintenanceProgress maintenance_;
+  DisruptionBudgets budgets_;
+  std::int64_t maintenance_events_ = 0;  // maintenance events pending
+  // Only failures, repairs and maintenance events are left (none of them is work).
+  bool only_background_events() const;
 };
 
 class Interrupted : public std::runtime_error {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/disruption.hpp"
 #include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
@@ -105,6 +106,7 @@ struct World {
   std::vector<GangSpec> gangs;
   std::vector<WorkloadGroupSpec> workload_groups;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
+  std::vector<DisruptionBudgetSpec> disruption_budgets;  // policy/v1 PodDisruptionBudgets
 
   Sym empty_sym() { return strings.intern(""); }
 };

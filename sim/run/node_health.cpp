@@ -78,6 +78,7 @@ void NodeHealth::change(NodeId node, SimTime now, auto&& mutate) {
 }
 
 void NodeHealth::take_gpu_down(NodeId node, std::uint16_t gpu, SimTime now, Interruption why) {
+  any_planned_ = any_planned_ || why == Interruption::kPlanned;
   change(node, now, [&] {
     gpu_planned_[node][gpu] = why == Interruption::kPlanned ? 1 : 0;
     cluster_->set_gpu_failed(node, gpu, true);
@@ -92,6 +93,7 @@ void NodeHealth::bring_gpu_up(NodeId node, std::uint16_t gpu, SimTime now) {
 }
 
 void NodeHealth::take_node_down(NodeId node, SimTime now, Interruption why) {
+  any_planned_ = any_planned_ || why == Interruption::kPlanned;
   change(node, now, [&] {
     node_planned_[node] = why == Interruption::kPlanned ? 1 : 0;
     cluster_->set_node_down(node, true);
@@ -111,8 +113,13 @@ void NodeHealth::add_summary(Summary& summary, SimTime end) {
   for (auto& [name, p] : pools_) {
     advance(p, end);
     const double total = p.capacity * seconds;
-    put_metric(summary, fmt::format("pool.{}.availability", name.empty() ? "default" : name),
+    const std::string pool = name.empty() ? "default" : name;
+    put_metric(summary, fmt::format("pool.{}.availability", pool),
                total > 0 ? 1.0 - p.down_seconds / total : 1.0);
+    if (any_planned_) {
+      put_metric(summary, fmt::format("pool.{}.planned_downtime", pool),
+                 total > 0 ? p.planned_seconds / total : 0.0);
+    }
   }
 }
 

@@ -35,7 +35,8 @@ class NodeHealth {
   void take_node_down(NodeId node, SimTime now, Interruption why);
   void bring_node_up(NodeId node, SimTime now);
 
-  // pool.<p>.availability (every pool, once anything went down; nothing otherwise).
+  // pool.<p>.availability (every pool, once anything went down; nothing otherwise), and
+  // pool.<p>.planned_downtime once something went down for a planned reason.
   void add_summary(Summary& summary, SimTime end);
   // A failed GPU holds no pod and offers no unit; a down node holds no pod.
   void check_invariants() const;
@@ -61,6 +62,7 @@ class NodeHealth {
   std::vector<std::uint8_t> node_planned_;  // per node: down for a planned reason
   std::vector<std::vector<std::uint8_t>> gpu_planned_;
   bool touched_ = false;
+  bool any_planned_ = false;  // something went down for a planned reason: report it apart
 };
 
 }  // namespace capsim

@@ -65,6 +65,12 @@ constexpr std::string_view kLowerAddedSince[] = {
     "pods_interrupted",
     "gpu_hours_lost_to_failures",
     "gpu_hours_lost_to_checkpoints",
+    // Maintenance windows (docs/scenario-format.md, "Maintenance").
+    "pool.{}.planned_downtime",
+    "maintenance_drains_blocked",
+    "maintenance_nodes_skipped",
+    "maintenance_drain_seconds_mean",
+    "gpu_hours_lost_to_maintenance",
 };
 constexpr std::string_view kHigherAddedSince[] = {
     "goodput_ratio",

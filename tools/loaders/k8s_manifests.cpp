@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -921,12 +922,73 @@ void load_priority_class(MapReader& doc, ManifestContext& ctx) {
   ctx.builder.add_priority_class(std::move(pc), located(doc.node()));
 }
 
+// policy/v1 PodDisruptionBudget: which pods a maintenance drain may evict (sim/disruption.hpp).
+// minAvailable and maxUnavailable are an integer or a percentage ("50%"), at most one of them;
+// status is what the disruption controller writes and is ignored.
+IntOrPercent parse_int_or_percent(const YamlNode& n, const char* field) {
+  IntOrPercent out;
+  const std::string text = n.str();
+  if (!text.empty() && text.back() == '%') {
+    std::int64_t v = -1;
+    const char* end = text.data() + text.size() - 1;
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || ptr != end || v < 0 || v > 100) {
+      n.fail(fmt::format("{} '{}' is not a percentage from 0% to 100%", field, text));
+    }
+    out.value = static_cast<std::int32_t>(v);
+    out.percent = true;
+    return out;
+  }
+  out.value = static_cast<std::int32_t>(n.integer(0, std::numeric_limits<std::int32_t>::max()));
+  return out;
+}
+
+void load_pod_disruption_budget(MapReader& doc, ManifestContext& ctx) {
+  const ObjectMeta meta = parse_object_meta(doc.req("metadata"), ctx.builder, true, {});
+  DisruptionBudgetSpec b;
+  b.name = meta.name;
+  b.namespace_ = meta.namespace_;
+  b.source = short_location(located(doc.node()));
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  if (auto sel = spec.opt("selector")) {
+    b.selector = parse_label_selector(*sel, ctx.builder);
+  } else {
+    // A null selector matches no pod: the budget protects nothing.
+    ctx.warn(spec_node, "spec.selector is not set: this PodDisruptionBudget selects no pods");
+    b.selector.match_expressions.push_back(
+        NodeSelectorRequirement{ctx.builder.sym("capsim.io/no-pod"), SelectorOp::kExists, {}, 0});
+  }
+  const std::optional<YamlNode> min = spec.opt("minAvailable");
+  const std::optional<YamlNode> max = spec.opt("maxUnavailable");
+  if (min && max) {
+    max->fail("minAvailable and maxUnavailable cannot both be set");
+  }
+  if (min) b.min_available = parse_int_or_percent(*min, "minAvailable");
+  if (max) b.max_unavailable = parse_int_or_percent(*max, "maxUnavailable");
+  if (auto u = spec.opt("unhealthyPodEvictionPolicy")) {
+    const std::string v = u->str();
+    if (v == "AlwaysAllow") {
+      b.unhealthy = UnhealthyPodEvictionPolicy::kAlwaysAllow;
+    } else if (v != "IfHealthyBudget") {
+      u->fail(
+          fmt::format("unknown unhealthyPodEvictionPolicy '{}'{}; use IfHealthyBudget or "
+                      "AlwaysAllow",
+                      v, did_you_mean(v, {"IfHealthyBudget", "AlwaysAllow"})));
+    }
+  }
+  spec.finish();
+  doc.ignore("status");
+  ctx.builder.world().disruption_budgets.push_back(std::move(b));
+}
+
 // --- Workload controllers (apps/v1, batch/v1 CronJob) ------------------------------------------
 //
 // capsim has no run-time Deployment, StatefulSet, DaemonSet or CronJob controller (sim/ has only
 // the Job controller): they are expanded when the files are read, into the pods (and Jobs) the
 // controller would create and keep. A pod records its owner's name in PodSpec::job_name, the
-// field the reports group by; the owner's kind is not kept (PodSpec has no field for it).
+// field the reports group by, and the owner's kind in PodSpec::controller_kind (a drain leaves a
+// DaemonSet's pods).
 
 enum class Controller : std::uint8_t { kDeployment, kReplicaSet, kStatefulSet, kDaemonSet };
 
@@ -968,32 +1030,30 @@ const std::vector<std::string>& ignored_controller_spec(Controller c) {
   return replica_set;
 }
 
-// spec.selector: required in apps/v1, and its matchLabels must select the template's labels
-// (the API server rejects a selector that does not). matchExpressions are read, not checked.
+// spec.selector: required in apps/v1, and it must select the template's labels (the API server
+// rejects a selector that does not: "selector does not match template labels").
 void check_selector(const YamlNode& selector, const LabelSet& template_labels, WorldBuilder& b) {
-  MapReader r = selector.map();
-  if (auto ml = r.opt("matchLabels")) {
-    for (const auto& [key, value] : ml->entries()) {
-      const std::string v = value.is_null() ? std::string() : value.str();
-      const std::optional<std::string> have = label_value(template_labels, key, b.world().strings);
-      if (!have || *have != v) {
-        value.fail(fmt::format(
-            "spec.selector.matchLabels {}={} does not select the pod template (its labels "
-            "must include it; Kubernetes rejects such a selector)",
-            key, v));
-      }
+  const LabelSelector parsed = parse_label_selector(selector, b);
+  const StringPool& strings = b.world().strings;
+  for (const auto& [key, value] : parsed.match_labels.items()) {
+    if (template_labels.get(key) != value) {
+      selector.map()
+          .req("matchLabels")
+          .map()
+          .req(strings.str(key))
+          .fail(fmt::format(
+              "spec.selector.matchLabels {}={} does not select the pod template (its labels "
+              "must include it; Kubernetes rejects such a selector)",
+              strings.str(key), strings.str(value)));
     }
   }
-  if (auto me = r.opt("matchExpressions")) {
-    for (const YamlNode& e : me->seq()) {
-      MapReader er = e.map();
-      (void)er.req("key").str();
-      (void)er.req("operator").str();
-      if (auto vs = er.opt("values")) (void)vs->seq();
-      er.finish();
-    }
+  if (!matches_selector(parsed, template_labels, strings)) {
+    selector.map()
+        .req("matchExpressions")
+        .fail(
+            "spec.selector.matchExpressions do not select the pod template's labels (Kubernetes "
+            "rejects such a selector)");
   }
-  r.finish();
 }
 
 // What every controller's pod template gives: the pod, the template's metadata and the
@@ -1017,6 +1077,7 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   }
   PodSpec& p = t.pod;
   p.namespace_ = owner.namespace_;
+  p.controller_kind = kind;
   if (t.meta) p.labels = t.meta->labels;
   const YamlNode spec_node = tmpl.req("spec");
   parse_pod_spec(spec_node, ctx, p, PodOwner::kBare);
@@ -2043,6 +2104,7 @@ const ManifestKinds& core_manifest_kinds() {
       {"kubeflow.org", "PyTorchJob", {"v1"}, load_pytorch_job},
       {"leaderworkerset.x-k8s.io", "LeaderWorkerSet", {"v1"}, load_leader_worker_set},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
+      {"policy", "PodDisruptionBudget", {"v1"}, load_pod_disruption_budget},
   };
   return kinds;
 }

@@ -70,8 +70,6 @@ constexpr std::array kTable = {
     UnmodelledKind{"node.k8s.io", "RuntimeClass", kSkip,
                    "is not modelled: a pod's runtimeClassName adds no overhead in capsim (give "
                    "spec.overhead on the pod instead)"},
-    UnmodelledKind{"policy", "PodDisruptionBudget", kSkip,
-                   "is not modelled: preemption does not consult disruption budgets"},
     UnmodelledKind{"rbac.authorization.k8s.io", "ClusterRole", kSkip, kNoScheduling},
     UnmodelledKind{"rbac.authorization.k8s.io", "ClusterRoleBinding", kSkip, kNoScheduling},
     UnmodelledKind{"rbac.authorization.k8s.io", "Role", kSkip, kNoScheduling},

@@ -20,6 +20,7 @@
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
+#include "tools/loaders/maintenance_config.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -472,7 +473,8 @@ struct Load {
   std::optional<WorldBuilder> builder;
   std::optional<YamlNode> experiment;
   DurationRules durations;
-  std::optional<YamlNode> failures;  // read in 11b, against the finished World
+  std::optional<YamlNode> failures;     // read in 11b, against the finished World
+  std::optional<YamlNode> maintenance;  // read in 11b too
   std::optional<YamlNode> checkpoints;
 };
 
@@ -661,6 +663,7 @@ void read_kueue(Load& l, MapReader& m) {
 void read_scheduler(Load& l, MapReader& m) {
   if (auto sc = m.opt("scheduler")) load_scheduler(*sc, l.c);
   l.failures = m.opt("failures");
+  l.maintenance = m.opt("maintenance");
   l.checkpoints = m.opt("checkpoints");
   l.experiment = m.opt("experiment");
   m.finish();
@@ -693,14 +696,15 @@ void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
   }
 }
 
-// 11b. Failures (their pools, models and trace nodes must exist) and checkpoint rules, which
-//      also cover the pods an experiment made.
+// 11b. Failures (their pools, models and trace nodes must exist), checkpoint rules, which
+//      also cover the pods an experiment made, and maintenance windows (their pools and nodes).
 void read_failures_and_checkpoints(Load& l) {
   if (l.failures) {
     l.s.sim.failures = parse_failures(*l.failures, *l.s.world, l.s.catalog, l.s.seed, l.files,
                                       [&c = l.c](const YamlNode& n) { return c.resolve(n); });
   }
   if (l.checkpoints) apply_checkpoint_rules(*l.checkpoints, *l.s.world);
+  if (l.maintenance) l.s.sim.maintenance = parse_maintenance(*l.maintenance, *l.s.world);
 }
 
 // 12. The scheduler profiles, compiled against the finished World (a profile's args may name
@@ -716,7 +720,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2
