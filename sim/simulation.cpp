@@ -38,7 +38,8 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       sampler_(cluster_, ledger_, *models_.fragmentation),
       failures_on_(config_.failures.enabled()),
       failures_(world, config_.failures),
-      health_(cluster_) {}
+      health_(cluster_),
+      topology_(world) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -296,6 +297,7 @@ RunResult Simulation::run(RunInfo& info) {
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
   if (failures_on_ || checkpoints_on_) add_failure_summary(out.summary, end);
+  topology_.add_summary(out.summary);
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
@@ -821,6 +823,7 @@ void Simulation::take_samples() {
       static_cast<std::int64_t>(queue_.size() + gangs_.parked() + models_.admission->held_pods());
   recorder_->record_sample(sampler_.sample(engine_.now(), pending));
   models_.admission->sample(engine_.now(), *recorder_);
+  topology_.sample(cluster_);
   for (const PoolSampleRecord& p : sampler_.pool_samples(engine_.now()))
     recorder_->record_pool_sample(p);
 }

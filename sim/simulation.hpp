@@ -31,6 +31,7 @@
 #include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
+#include "sim/topology.hpp"
 
 namespace capsim {
 
@@ -258,6 +259,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
   std::int64_t node_failures_ = 0;
   std::int64_t gpu_failures_ = 0;
   std::array<std::int64_t, kFailureCauses> failures_by_cause_{};
+  TopologyMeter topology_;  // sim/topology.hpp: inert without a cluster topology
 };
 
 class Interrupted : public std::runtime_error {

@@ -105,6 +105,7 @@ struct World {
   std::vector<GangSpec> gangs;
   std::vector<WorkloadGroupSpec> workload_groups;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
+  ClusterTopology topology;      // levels above the node (sim/topology.hpp); empty: off
 
   Sym empty_sym() { return strings.intern(""); }
 };
