@@ -65,12 +65,13 @@ constexpr std::string_view kLowerAddedSince[] = {
     "pods_interrupted",
     "gpu_hours_lost_to_failures",
     "gpu_hours_lost_to_checkpoints",
+    "tas_wait_seconds_p95",
+    "jobs_spanning_domains",
+    "topology.{}.fragmented_gpus_mean",
 };
 constexpr std::string_view kHigherAddedSince[] = {
-    "goodput_ratio",
-    "effective_time_ratio",
-    "queue.{}.effective_time_ratio",
-    "pool.{}.availability",
+    "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",
+    "pool.{}.availability", "topology_slowdown_mean",
 };
 
 Direction direction_before(std::string_view entry) {

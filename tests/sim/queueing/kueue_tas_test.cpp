@@ -68,6 +68,7 @@ void tas_nodes(KueueRig& r) {
   for (const auto& [name, block, rack] : nodes) {
     r.tw.node(name)
         .gpus(4)
+        .label("kubernetes.io/hostname", name)  // as every node gets from the loader
         .label("cloud.provider.com/node-group", "tas-group")
         .label(kBlock, block)
         .label(kRack, rack)

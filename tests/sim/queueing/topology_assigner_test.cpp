@@ -42,12 +42,8 @@ TopologySnapshot snapshot(const std::vector<std::string>& levels,
   return s;
 }
 
-// Kueue's defaultNodes:
-//      b1                   b2
-//   /      \             /      \
-//  r1       r2          r1       r2
-//  |      /  |  \       |         |
-//  x3    x5  x1  x6     x2       x4   (x4: 2 cpus; the others 1)
+// Kueue's defaultNodes: block b1 holds rack r1 (host x3) and rack r2 (x5, x1, x6); block b2
+// holds rack r1 (x2) and rack r2 (x4). x4 has 2 cpus, the others 1.
 const std::vector<TestNode> kDefaultNodes = {
     {{"b1", "r1", "x3"}, 1000, 10}, {{"b1", "r2", "x5"}, 1000, 10}, {{"b1", "r2", "x1"}, 1000, 10},
     {{"b1", "r2", "x6"}, 1000, 10}, {{"b2", "r1", "x2"}, 1000, 10}, {{"b2", "r2", "x4"}, 2000, 40},
