@@ -60,9 +60,12 @@ SharingDeviceModel::Access SharingDeviceModel::access(const Cluster& c, const No
 double SharingDeviceModel::factor(const Cluster& c, const NodeInfo& node, PodId pod,
                                   const Holding& h) const {
   const PodSpec& s = c.spec(pod);
-  if (h.pooled()) return speed_factor(s.gpu_util, h.milli / 1000.0, s.gpu_sm_fraction);
+  // A multi-pod job spread over racks or blocks computes slower (sim/topology.hpp); 1 without
+  // a cluster topology.
+  const double locality = c.pod(pod).topology.factor;
+  if (h.pooled()) return locality * speed_factor(s.gpu_util, h.milli / 1000.0, s.gpu_sm_fraction);
   const Access a = access(c, node, h.unit);
-  return speed_factor(s.gpu_util, a.capacity, s.gpu_sm_fraction, a.time_share);
+  return locality * speed_factor(s.gpu_util, a.capacity, s.gpu_sm_fraction, a.time_share);
 }
 
 double SharingDeviceModel::gpu_busy(const Cluster& c, const NodeInfo& node,

@@ -479,6 +479,10 @@ void validate_model(GpuModel& g, const Locator& loc) {
         fmt::format("idle_w {} W is above tdp_w {} W: idle power cannot exceed the power limit",
                     g.idle_w, g.tdp_w));
   }
+  if ((g.node_gpus > 0) != (g.nvlink_domain_nodes > 0)) {
+    loc.fail(g.node_gpus > 0 ? "node_gpus" : "nvlink_domain_nodes",
+             "a rack-scale NVLink model gives both node_gpus and nvlink_domain_nodes");
+  }
   if (g.relative_speed <= 0) {
     loc.fail("relative_speed",
              fmt::format("relative_speed must be positive, not {}", g.relative_speed));
@@ -690,6 +694,8 @@ void apply_entry(std::vector<GpuModel>& models, const YamlNode& entry,
   if (auto v = field("memory_bandwidth_gbs")) g.memory_bandwidth_gbs = v->number(0);
   if (auto v = field("relative_speed")) g.relative_speed = v->number(0);
   if (auto v = field("trace_model")) g.trace_model = v->boolean();
+  if (auto v = field("node_gpus")) g.node_gpus = to_i32(v->integer(1, 64));
+  if (auto v = field("nvlink_domain_nodes")) g.nvlink_domain_nodes = to_i32(v->integer(1, 1024));
   if (auto v = field("confidence")) read_confidence(*v, g.confidence, loc);
   if (auto v = field("notes")) g.notes = v->str();
   if (auto v = field("mig")) read_mig(*v, g, loc);

@@ -65,6 +65,10 @@ struct GpuModel {
   // given for the reference device.
   double relative_speed = 1.0;
   bool trace_model = false;  // a model that exists only in a trace (Alibaba "G2")
+  // Rack-scale NVLink (GB200/GB300 NVL72): GPUs per Kubernetes node and nodes per NVLink domain
+  // (hardware facts 10.2). 0: the NVLink domain is the node itself.
+  std::int32_t node_gpus = 0;
+  std::int32_t nvlink_domain_nodes = 0;
   // MIG geometry; empty profiles: MIG not supported.
   std::int32_t mig_memory_slots = 0;   // 8 on the 7-GI parts
   std::int32_t mig_compute_slots = 0;  // 7 on the 7-GI parts

@@ -50,20 +50,22 @@ CREATE TABLE IF NOT EXISTS node (
 CREATE INDEX IF NOT EXISTS node_by_name ON node (run_id, node);
 
 CREATE TABLE IF NOT EXISTS pod (
-  run_id      INTEGER NOT NULL REFERENCES run (run_id),
-  pod         TEXT NOT NULL,
-  job         TEXT,
-  queue       TEXT,
-  priority    INTEGER NOT NULL,
-  submit_s    REAL,
-  start_s     REAL,
-  end_s       REAL,
-  status      TEXT NOT NULL,
-  node        TEXT,
-  devices     TEXT,
-  gpu_request REAL NOT NULL,
-  attempts    INTEGER NOT NULL,
-  wait_s      REAL NOT NULL
+  run_id            INTEGER NOT NULL REFERENCES run (run_id),
+  pod               TEXT NOT NULL,
+  job               TEXT,
+  queue             TEXT,
+  priority          INTEGER NOT NULL,
+  submit_s          REAL,
+  start_s           REAL,
+  end_s             REAL,
+  status            TEXT NOT NULL,
+  node              TEXT,
+  devices           TEXT,
+  gpu_request       REAL NOT NULL,
+  attempts          INTEGER NOT NULL,
+  wait_s            REAL NOT NULL,
+  topology_span     TEXT,
+  topology_slowdown REAL
 );
 CREATE INDEX IF NOT EXISTS pod_by_name ON pod (run_id, pod);
 CREATE INDEX IF NOT EXISTS pod_by_queue ON pod (run_id, queue);

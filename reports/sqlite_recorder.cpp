@@ -403,8 +403,8 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
     {
       Statement pod = db_.prepare(
           "INSERT INTO pod (run_id, pod, job, queue, priority, submit_s, start_s, end_s, status, "
-          "node, devices, gpu_request, attempts, wait_s) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+          "node, devices, gpu_request, attempts, wait_s, topology_span, topology_slowdown) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
       for (const PodRecord& rec : pods) {
         CAPSIM_CHECK(rec.pod != kNoPod, "every pod row names a pod");
         const std::string_view name = pod_name(rec.pod);
@@ -432,6 +432,13 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
         pod.bind_double(12, rec.gpu_request);
         pod.bind_int64(13, rec.attempts);
         pod.bind_double(14, rec.wait_s);
+        // Topology: NULL unless the pod's gang started under a cluster topology.
+        pod.bind_text_or_null(15, rec.topology_span);
+        if (rec.topology_span.empty()) {
+          pod.bind_null(16);
+        } else {
+          pod.bind_double(16, rec.topology_slowdown);
+        }
         pod.execute();
       }
     }

@@ -125,6 +125,11 @@ constexpr MetricDef kMetrics[] = {
     {"clusterqueue.{}.gpu_hour_share", "ratio", "Its share of all Kueue-managed GPU time.", kNeutral, {}, 0},
     {"clusterqueue.{}.gpu_quota_hours", "GPU-hours", "Integral of its nvidia.com/gpu quota usage.", kNeutral, {}, 0},
     {"clusterqueue.{}.borrowed_gpu_hours", "GPU-hours", "Integral of the part of its nvidia.com/gpu quota usage above nominal.", kNeutral, {}, 0},
+    // Topology: Kueue TAS and locality (docs/queues.md, docs/scenario-format.md).
+    {"tas_wait_seconds_p95", "s", "Runs with a TAS ResourceFlavor (docs/queues.md#topology-aware-scheduling): 95th percentile of creation to first admission of the workloads that asked for topology-aware scheduling, explicitly or implied; still waiting at the end: the wait so far.", kLower, {}, 0},
+    {"jobs_spanning_domains", "jobs", "Runs with a cluster topology (docs/scenario-format.md#topology): gangs whose pods, at their last start, spanned more than one NVLink domain (the level named nvlink; without one, more than one node).", kLower, {}, 0},
+    {"topology_slowdown_mean", "ratio", "Runs with a cluster topology: mean over the gangs that started of the rate factor their locality paid at their last start (1: none).", kHigher, {}, 0},
+    {"topology.{}.fragmented_gpus_mean", "GPUs", "Runs with a cluster topology: mean over samples of the free GPUs in domains of level {} that are partly allocated, which no job needing a whole domain of that level can use (docs/metrics.md#topology).", kLower, {}, 0},
     // Fill experiments (docs/fgd.md).
     {"gpu_allocation_ratio_at_arrived_100", "ratio", "Allocated GPU / capacity, averaged over the arrivals whose GPU request so far rounds to 100 % of capacity.", kNeutral, {}, 0},
     {"gpu_allocation_ratio_at_arrived_130", "ratio", "The same at 130 % of capacity.", kNeutral, {}, 0},

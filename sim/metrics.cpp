@@ -133,6 +133,8 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
     r.claims = claim_records(w, spec, s);
     r.gpu_request = spec.gpu_count > 0 ? spec.gpu_count : spec.gpu_milli / 1000.0;
     r.attempts = s.attempts;
+    r.topology_span = w.topology.span_name(s.topology.span);
+    r.topology_slowdown = s.topology.factor;
     // Pods still pending count the wait so far (a lower bound), so a starved queue shows.
     r.wait_s = to_seconds(s.waited + (s.phase == PodPhase::kPending ? end - s.pending_since : 0));
     out.push_back(std::move(r));

@@ -15,6 +15,7 @@
 #include "sim/resources.hpp"
 #include "sim/time.hpp"
 #include "sim/timer.hpp"
+#include "sim/topology.hpp"
 
 namespace capsim {
 
@@ -103,6 +104,7 @@ struct PodSpec {
   // Several Jobs or pods that a queueing layer admits as one unit (a JobSet, a PyTorchJob, a
   // LeaderWorkerSet group): index into World::workload_groups, or -1. Placement is not affected.
   std::int32_t workload_group = -1;
+  TopologyRequest topology;  // Kueue TAS: the pod template's kueue.x-k8s.io/podset-* annotations
 };
 
 enum class PodPhase : std::uint8_t {
@@ -180,6 +182,7 @@ struct PodState {
   SimDuration saved_work = 0;           // work done that the last checkpoint keeps
   SimTime saved_at = -1;                // when the current run's last checkpoint completed
   SimDuration resume_cost = 0;          // the current run's load time before progress
+  TopologyPlacement topology;           // its gang's locality at the last start (sim/topology)
 };
 
 }  // namespace capsim

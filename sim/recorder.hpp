@@ -132,6 +132,9 @@ struct PodRecord {
   std::int32_t attempts = 0;
   double wait_s = 0;
   std::vector<ClaimDeviceRecord> claims;  // DRA: its claims' devices (the last allocation)
+  // Topology (sim/topology.hpp): its gang's span at the last start ("" = none) and the factor.
+  std::string topology_span;
+  double topology_slowdown = 1.0;
 };
 
 using Summary = std::vector<std::pair<std::string, double>>;

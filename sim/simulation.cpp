@@ -41,7 +41,8 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       health_(cluster_),
       maintenance_on_(config_.maintenance.enabled()),
       maintenance_(config_.maintenance),
-      budgets_(world) {}
+      budgets_(world),
+      topology_(world) {}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -304,6 +305,7 @@ RunResult Simulation::run(RunInfo& info) {
   models_.admission->add_summary(out.summary, end);
   if (failures_on_ || checkpoints_on_ || maintenance_on_) add_failure_summary(out.summary, end);
   if (maintenance_on_) add_maintenance_summary(out.summary, end);
+  topology_.add_summary(out.summary);
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
@@ -831,6 +833,7 @@ void Simulation::take_samples() {
       static_cast<std::int64_t>(queue_.size() + gangs_.parked() + models_.admission->held_pods());
   recorder_->record_sample(sampler_.sample(engine_.now(), pending));
   models_.admission->sample(engine_.now(), *recorder_);
+  topology_.sample(cluster_);
   for (const PoolSampleRecord& p : sampler_.pool_samples(engine_.now()))
     recorder_->record_pool_sample(p);
 }

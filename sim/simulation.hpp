@@ -33,6 +33,7 @@
 #include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
+#include "sim/topology.hpp"
 
 namespace capsim {
 
@@ -282,6 +283,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
   std::int64_t maintenance_events_ = 0;  // maintenance events pending
   // Only failures, repairs and maintenance events are left (none of them is work).
   bool only_background_events() const;
+  TopologyMeter topology_;  // sim/topology.hpp: inert without a cluster topology
 };
 
 class Interrupted : public std::runtime_error {

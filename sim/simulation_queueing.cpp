@@ -94,6 +94,18 @@ void Simulation::place_gang(PodId leader) {
   } else {
     queue_.add_unschedulable(leader, first_failure.rejector_plugins, now);
   }
+  if (topology_.enabled()) {
+    // Locality: the widest level its pods span sets one rate factor for every member (the
+    // device model applies it), before binding gives them their rates.
+    std::vector<NodeId> nodes;
+    for (const auto& [m, p] : placed)
+      nodes.push_back(p.node);
+    const std::int32_t span = world_->topology.span(nodes);
+    const TopologyPlacement where{span, world_->topology.factor(span)};
+    for (PodId m : members)
+      cluster_.pod(m).topology = where;
+    topology_.on_gang_start(gid, where.span, where.factor);
+  }
   for (const auto& [m, p] : placed)
     bind_pod(m, p);
   CAPSIM_CHECK(gangs_.running(gid) >= gs.min_member,

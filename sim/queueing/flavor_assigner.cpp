@@ -99,6 +99,38 @@ std::string taint_text(const StringPool& pool, const Taint& t) {
   return fmt::format("{{{}: {}}}", pool.str(t.key), value);
 }
 
+// Kueue's checkPodSetAndFlavorMatchForTAS: a PodSet that asks for TAS takes only flavors with a
+// Topology that has the levels it names; one that does not ask takes no TAS flavor, unless every
+// flavor of the ClusterQueue is one (then TAS is implied: unconstrained).
+std::string tas_mismatch(const KueueState& st, const Workload& w, std::int32_t cq, std::int32_t f) {
+  const ResourceFlavorSpec& flavor = st.flavor(f);
+  const TopologyRequest& tr = st.world().pods[w.pods.front()].topology;
+  if (!tr.explicit_request() && flavor.topology < 0) return {};
+  if (!tr.explicit_request()) {
+    for (const ResourceGroupSpec& g : st.cq(cq).spec->resource_groups) {
+      for (const FlavorQuotasSpec& fq : g.flavors) {
+        const std::int32_t other = st.find_flavor(fq.flavor);
+        if (other < 0 || st.flavor(other).topology < 0) {
+          return fmt::format("Flavor \"{}\" supports only TopologyAwareScheduling", flavor.name);
+        }
+      }
+    }
+    return {};
+  }
+  if (flavor.topology < 0) {
+    return fmt::format("Flavor \"{}\" does not support TopologyAwareScheduling", flavor.name);
+  }
+  const TopologySpec& topo = st.config().topologies[static_cast<std::size_t>(flavor.topology)];
+  auto has = [&](const std::string& level) {
+    return std::find(topo.levels.begin(), topo.levels.end(), level) != topo.levels.end();
+  };
+  const bool named = tr.mode == TopologyMode::kRequired || tr.mode == TopologyMode::kPreferred;
+  if ((named && !has(tr.level)) || (!tr.slice_level.empty() && !has(tr.slice_level))) {
+    return fmt::format("Flavor \"{}\" does not contain the requested level", flavor.name);
+  }
+  return {};
+}
+
 }  // namespace
 
 ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq) {
@@ -213,6 +245,10 @@ FlavorAssignment assign_flavors(KueueState& st, Preemptor& preemptor, const Work
       const std::int32_t f = st.find_flavor(group.flavors[fi].flavor);
       if (std::string mm = flavor_mismatch(st, w, f); !mm.empty()) {
         group_reasons.push_back(std::move(mm));
+        continue;
+      }
+      if (std::string tm = tas_mismatch(st, w, cq, f); !tm.empty()) {
+        group_reasons.push_back(std::move(tm));
         continue;
       }
       Granular mode;  // the worst over this flavor's resources

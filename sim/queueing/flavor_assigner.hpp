@@ -14,6 +14,7 @@
 
 #include "sim/queueing/kueue_state.hpp"
 #include "sim/queueing/preemptor.hpp"
+#include "sim/queueing/topology_assigner.hpp"
 
 namespace capsim::queueing {
 
@@ -26,6 +27,10 @@ struct FlavorAssignment {
   std::vector<FrIndex> preempt_frs;   // pairs whose mode is Preempt
   std::vector<std::int32_t> flavors;  // per resource group of the ClusterQueue; -1 = not used
   std::string message;                // why it does not fit (empty when it fits)
+  // Topology-aware scheduling: the flavor whose Topology placed the pods (-1: no TAS) and where
+  // (sim/queueing/topology_assigner.hpp), computed when the quota fits.
+  std::int32_t tas_flavor = -1;
+  TopologyAssignment topology;
 };
 
 // The requests a workload charges to its ClusterQueue: its pod set's requests plus `pods` (the

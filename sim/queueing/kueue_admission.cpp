@@ -72,6 +72,19 @@ KueueAdmission::KueueAdmission(World& world)
   lq_gpu_seconds_.assign(lqs, 0);
   lq_admissions_.assign(lqs, 0);
   lq_preempted_.assign(lqs, 0);
+  for (const ClusterQueueSpec& cq : world.queues.cluster_queues) {
+    bool all = !cq.resource_groups.empty(), any = false;
+    for (const ResourceGroupSpec& g : cq.resource_groups) {
+      for (const FlavorQuotasSpec& fq : g.flavors) {
+        const std::int32_t f = st_.find_flavor(fq.flavor);
+        const bool tas = f >= 0 && st_.flavor(f).topology >= 0;
+        all = all && tas;
+        any = any || tas;
+      }
+    }
+    cq_tas_only_.push_back(all && any);
+    cq_has_tas_.push_back(any);
+  }
 }
 
 // --- Pods and workloads ------------------------------------------------------------------------
@@ -262,9 +275,11 @@ void KueueAdmission::inject(PodId pod, const Workload& w) {
     for (const Toleration& t : flavor.tolerations)
       p.tolerations.push_back(t);
   }
+  pin(pod, w);
 }
 
 void KueueAdmission::restore(PodId pod) {
+  pins_.erase(pod);
   auto it = saved_.find(pod);
   if (it == saved_.end()) return;
   PodSpec& p = world_->pods[pod];
@@ -337,6 +352,16 @@ void KueueAdmission::nominate(Entry& e) {
   }
   // Workloads of the same shape get the same answer while nothing admitted changes (a backlog
   // re-examined after every release is mostly a few shapes).
+  const bool tas = cq_has_tas_[static_cast<std::size_t>(e.cq)];
+  if (tas) {
+    // A topology placement depends on every node's free capacity: never cached.
+    e.assignment = assign_flavors(st_, preemptor_, w, e.cq);
+    place_topology(e.assignment, w);
+    if (e.assignment.mode == FitMode::kPreempt) {
+      e.targets = preemptor_.targets(w, e.cq, e.assignment.usage, e.assignment.preempt_frs);
+    }
+    return;
+  }
   if (nominations_generation_ != generation_) {
     nominations_.clear();
     nominations_generation_ = generation_;
@@ -603,6 +628,16 @@ void KueueAdmission::process(Entry& e, std::set<QuotaNodeId>& roots_admitted,
     e.message = "Workload no longer fits after processing another workload";
     return;
   }
+  if (a.mode == FitMode::kFit && a.tas_flavor >= 0) {
+    // Earlier admissions of this cycle pinned pods: place again against what is left.
+    TasResult again = find_topology(w, a.tas_flavor, false);
+    if (again.assignment.empty()) {
+      e.status = EntryStatus::kSkipped;
+      e.message = "Workload no longer fits after processing another workload";
+      return;
+    }
+    e.assignment.topology = std::move(again.assignment);
+  }
   for (const PreemptionTarget& t : e.targets)
     preempted.insert(t.workload);
 
@@ -650,6 +685,8 @@ void KueueAdmission::admit(Entry& e) {
   w.usage = e.assignment.usage;
   w.flavors = e.assignment.flavors;
   w.borrowing = e.assignment.borrowing > 0;
+  w.tas_flavor = e.assignment.tas_flavor;
+  w.topology = e.assignment.topology;
   w.admitted_at = host_->now();
   if (w.first_admitted_at < 0) w.first_admitted_at = w.admitted_at;
   w.started_since_admission = 0;
@@ -677,9 +714,9 @@ void KueueAdmission::admit(Entry& e) {
   w.last_detail.clear();
   note(w, "admitted",
        fmt::format("quota reserved in ClusterQueue {} (flavor {}{}), wait time since queued was "
-                   "{}s",
+                   "{}s{}",
                    run.spec->name, fmt::join(flavors, ", "), w.borrowing ? ", borrowing" : "",
-                   to_seconds(w.admitted_at - w.order_time)));
+                   to_seconds(w.admitted_at - w.order_time), topology_note(w)));
   w.last_reason = 0;
   w.last_detail.clear();
   if (world_->queues.settings.wait_for_pods_ready) {
@@ -712,6 +749,8 @@ void KueueAdmission::finish_eviction(Workload& w) {
   w.usage.clear();
   for (PodId p : w.pods)
     restore(p);
+  w.tas_flavor = -1;
+  w.topology = {};
   w.pods_ready = false;
   w.started_since_admission = 0;
   const KueueSettings& set = world_->queues.settings;
@@ -759,6 +798,10 @@ void KueueAdmission::finish(Workload& w) {
   run.holders.erase(w.id);
   ++generation_;
   w.usage.clear();
+  for (PodId p : w.pods)
+    pins_.erase(p);
+  w.tas_flavor = -1;
+  w.topology = {};
   w.state = WorkloadState::kFinished;
   requeue_inadmissible(w.cluster_queue);
   host_->request_admission();
@@ -961,6 +1004,19 @@ void KueueAdmission::add_summary(Summary& s, SimTime end) const {
   put("kueue.pods_ready_timeouts", static_cast<double>(pods_ready_timeouts_));
   put("kueue.workloads_pending_at_end", static_cast<double>(pending));
   put("kueue.admission_cycles", static_cast<double>(cycles_));
+  if (std::find(cq_has_tas_.begin(), cq_has_tas_.end(), true) != cq_has_tas_.end()) {
+    // Topology-aware scheduling: the admission wait of the workloads that asked for it.
+    std::vector<double> tas_waits;
+    for (const Workload& w : st_.workloads()) {
+      if (!tas_requested(w)) continue;
+      if (w.first_admitted_at >= 0) {
+        tas_waits.push_back(to_seconds(w.first_admitted_at - w.created));
+      } else if (w.state != WorkloadState::kFinished) {
+        tas_waits.push_back(to_seconds(end - w.created));
+      }
+    }
+    put("tas_wait_seconds_p95", percentile(tas_waits, 95));
+  }
   for (std::size_t i = 0; i < ncq; ++i) {
     const ClusterQueueRun& run = st_.cqs()[i];
     const std::string p = "clusterqueue." + run.spec->name + ".";
@@ -991,6 +1047,9 @@ void KueueAdmission::add_summary(Summary& s, SimTime end) const {
 
 void KueueAdmission::check_invariants() const {
   st_.tree().check_invariants();
+  if (std::find(cq_has_tas_.begin(), cq_has_tas_.end(), true) != cq_has_tas_.end()) {
+    check_topology_invariants();
+  }
   const QuotaTree& tree = st_.tree();
   for (std::size_t i = 0; i < st_.cqs().size(); ++i) {
     const ClusterQueueRun& run = st_.cqs()[i];

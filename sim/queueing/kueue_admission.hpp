@@ -94,6 +94,20 @@ class KueueAdmission final : public AdmissionController {
   void add_timer(SimTime t, WorkloadId w);
   double gpus_of(PodId pod) const;
 
+  // Topology-aware scheduling (kueue_tas.cpp). Nothing here runs without a TAS ResourceFlavor.
+  bool tas_requested(const Workload& w) const;
+  // After flavor assignment: the TAS placement, or NoFit with Kueue's message.
+  void place_topology(FlavorAssignment& a, const Workload& w) const;
+  // The flavor's nodes as TAS sees them (free capacity; `empty`: as if no TAS workload ran).
+  // `reserve`: take off what pinned, unbound pods will take.
+  TopologySnapshot tas_snapshot(std::int32_t flavor, const PodSpec& pod, bool empty,
+                                bool reserve = true) const;
+  TasResult find_topology(const Workload& w, std::int32_t flavor, bool empty) const;
+  // Pins `pod` to a lowest-level domain of its workload's assignment with room (nodeSelector).
+  void pin(PodId pod, const Workload& w);
+  void check_topology_invariants() const;
+  std::string topology_note(const Workload& w) const;
+
   World* world_;
   KueueState st_;
   Preemptor preemptor_;
@@ -107,6 +121,13 @@ class KueueAdmission final : public AdmissionController {
     std::vector<Toleration> tolerations;
   };
   std::map<PodId, SavedPlacement> saved_;
+  std::vector<bool> cq_tas_only_;  // every flavor of the ClusterQueue has a Topology
+  std::vector<bool> cq_has_tas_;   // some flavor of the ClusterQueue has one
+  struct Pin {
+    WorkloadId wl = -1;
+    std::int32_t domain = -1;  // index into the workload's TopologyAssignment::domains
+  };
+  std::map<PodId, Pin> pins_;
   std::multimap<SimTime, WorkloadId> timers_;
   std::int64_t cycles_ = 0;
   SimTime integrated_at_ = 0;

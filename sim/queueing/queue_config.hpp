@@ -44,6 +44,17 @@ struct ResourceFlavorSpec {
   LabelSet node_labels;  // injected into admitted pods' nodeSelector
   std::vector<Taint> node_taints;
   std::vector<Toleration> tolerations;  // injected into admitted pods
+  std::string topology_name;            // spec.topologyName: a TAS flavor ("" = none)
+  std::int32_t topology = -1;           // index into QueueConfig::topologies (set by the loader)
+  InputLocation where;
+  InputLocation topology_where;
+};
+
+// A Topology object (kueue.x-k8s.io Topology): the node label keys of its levels, top to bottom
+// (spec.levels[].nodeLabel). Its last level may be kubernetes.io/hostname.
+struct TopologySpec {
+  std::string name;
+  std::vector<std::string> levels;
   InputLocation where;
 };
 
@@ -150,6 +161,7 @@ struct KueueSettings {
 
 struct QueueConfig {
   std::vector<ResourceFlavorSpec> flavors;
+  std::vector<TopologySpec> topologies;
   std::vector<ClusterQueueSpec> cluster_queues;
   std::vector<CohortSpec> cohorts;
   std::vector<LocalQueueSpec> local_queues;

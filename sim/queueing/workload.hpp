@@ -10,6 +10,7 @@
 
 #include "sim/pod.hpp"
 #include "sim/queueing/quota_tree.hpp"
+#include "sim/queueing/topology_assigner.hpp"
 
 namespace capsim::queueing {
 
@@ -60,6 +61,9 @@ struct Workload {
   std::string shape_key;  // what its nomination depends on (kueue_admission.cpp)
   std::int32_t admissions = 0;
   std::int32_t preempted = 0;
+  // Topology-aware scheduling while admitted: the TAS flavor (-1: none) and the pods' domains.
+  std::int32_t tas_flavor = -1;
+  TopologyAssignment topology;
 };
 
 }  // namespace capsim::queueing

@@ -195,12 +195,18 @@ const std::vector<std::string> kMigModels = {
     "A100-40GB", "A100-80GB", "H100-80GB", "H100-NVL-94GB", "H200-141GB", "B200", "GB200"};
 const std::vector<std::string> kTraceModels = {"P100", "T4", "V100M16", "V100M32",
                                                "A10",  "G2", "G3"};
+// Data-center parts without a MIG table (GB300: profile names known, sizes not).
+const std::vector<std::string> kWholeModels = {"GB300"};
 
 }  // namespace
 
 TEST_CASE("The built-in catalog loads and holds every required model") {
   const GpuCatalog& c = GpuCatalog::builtin();
-  CHECK(c.models().size() == kMigModels.size() + kTraceModels.size());
+  CHECK(c.models().size() == kMigModels.size() + kTraceModels.size() + kWholeModels.size());
+  for (const auto& name : kWholeModels) {
+    INFO(name);
+    CHECK_FALSE(model(c, name).trace_model);
+  }
   for (const auto& name : kMigModels) {
     INFO(name);
     const GpuModel& g = model(c, name);
@@ -849,6 +855,26 @@ TEST_CASE("json_quote escapes quotes, backslashes, control characters and bad UT
     CHECK(got == tc.want);
     CHECK(valid_json(got));
   }
+}
+
+TEST_CASE("GB200 and GB300 NVL72 nodes hold 4 GPUs, 18 of them to an NVLink domain") {
+  // Hardware facts 10.2: 72 GPUs in one NVLink domain, 18 compute trays of 4 GPUs.
+  for (const char* name : {"GB200", "GB300"}) {
+    INFO(name);
+    const GpuModel& g = model(GpuCatalog::builtin(), name);
+    CHECK(g.node_gpus == 4);
+    CHECK(g.nvlink_domain_nodes == 18);
+    CHECK(g.node_gpus * g.nvlink_domain_nodes == 72);
+  }
+  // A part whose NVLink domain is the node has neither.
+  CHECK(model(GpuCatalog::builtin(), "H100-80GB").nvlink_domain_nodes == 0);
+}
+
+TEST_CASE("A catalog entry with node_gpus but no nvlink_domain_nodes is rejected by field") {
+  const std::string what = merge_error("models:\n  - name: B200\n    node_gpus: 8\n");
+  CHECK(what.find("bad.yaml:3") != std::string::npos);
+  CHECK(what.find("node_gpus") != std::string::npos);
+  CHECK(what.find("nvlink_domain_nodes") != std::string::npos);
 }
 
 }  // namespace capsim

@@ -71,12 +71,14 @@ constexpr std::string_view kLowerAddedSince[] = {
     "maintenance_nodes_skipped",
     "maintenance_drain_seconds_mean",
     "gpu_hours_lost_to_maintenance",
+    // Topology (docs/scenario-format.md, "Topology").
+    "tas_wait_seconds_p95",
+    "jobs_spanning_domains",
+    "topology.{}.fragmented_gpus_mean",
 };
 constexpr std::string_view kHigherAddedSince[] = {
-    "goodput_ratio",
-    "effective_time_ratio",
-    "queue.{}.effective_time_ratio",
-    "pool.{}.availability",
+    "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",
+    "pool.{}.availability", "topology_slowdown_mean",
 };
 
 Direction direction_before(std::string_view entry) {

@@ -15,9 +15,10 @@ using namespace capsim;
 
 TEST_CASE(
     "the schema made from the column lists is, byte for byte, version 1's plus version 2's "
-    "tables") {
+    "tables and version 3's pod columns") {
   // reports/schema.cpp's DDL before the sample tables were made from column lists, with the
-  // tables version 2 added (charge, queue_quota, local_queue) after queue_sample.
+  // tables version 2 added (charge, queue_quota, local_queue) after queue_sample, and the pod
+  // table's topology columns of version 3.
   const std::string before = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -53,20 +54,22 @@ CREATE TABLE IF NOT EXISTS node (
 CREATE INDEX IF NOT EXISTS node_by_name ON node (run_id, node);
 
 CREATE TABLE IF NOT EXISTS pod (
-  run_id      INTEGER NOT NULL REFERENCES run (run_id),
-  pod         TEXT NOT NULL,
-  job         TEXT,
-  queue       TEXT,
-  priority    INTEGER NOT NULL,
-  submit_s    REAL,
-  start_s     REAL,
-  end_s       REAL,
-  status      TEXT NOT NULL,
-  node        TEXT,
-  devices     TEXT,
-  gpu_request REAL NOT NULL,
-  attempts    INTEGER NOT NULL,
-  wait_s      REAL NOT NULL
+  run_id            INTEGER NOT NULL REFERENCES run (run_id),
+  pod               TEXT NOT NULL,
+  job               TEXT,
+  queue             TEXT,
+  priority          INTEGER NOT NULL,
+  submit_s          REAL,
+  start_s           REAL,
+  end_s             REAL,
+  status            TEXT NOT NULL,
+  node              TEXT,
+  devices           TEXT,
+  gpu_request       REAL NOT NULL,
+  attempts          INTEGER NOT NULL,
+  wait_s            REAL NOT NULL,
+  topology_span     TEXT,
+  topology_slowdown REAL
 );
 CREATE INDEX IF NOT EXISTS pod_by_name ON pod (run_id, pod);
 CREATE INDEX IF NOT EXISTS pod_by_queue ON pod (run_id, queue);

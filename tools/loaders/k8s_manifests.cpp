@@ -528,6 +528,60 @@ class SimAnnotations {
   std::map<std::string, std::string> owners_;
 };
 
+// Kueue's topology-aware scheduling annotations of a pod template (a PodSet): at most one of
+// podset-required-topology, podset-preferred-topology (a node label key of the flavor's
+// Topology) and podset-unconstrained-topology ("true"); podset-slice-required-topology with
+// podset-slice-size (both or neither). Annotations capsim does not model are warned about.
+void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const ManifestContext& ctx) {
+  constexpr std::string_view kPrefix = "kueue.x-k8s.io/podset-";
+  TopologyRequest& t = p.topology;
+  std::optional<YamlNode> mode_node, slice_level, slice_size;
+  auto set_mode = [&](TopologyMode m, const YamlNode& v) {
+    if (mode_node) {
+      v.fail(
+          fmt::format("only one of podset-required-topology, podset-preferred-topology and "
+                      "podset-unconstrained-topology may be set (also set at line {})",
+                      mode_node->line()));
+    }
+    mode_node = v;
+    t.mode = m;
+  };
+  for (const auto& [key, v] : meta.annotations) {
+    if (key.rfind(kPrefix, 0) != 0) continue;
+    const std::string_view name = std::string_view(key).substr(kPrefix.size());
+    if (name == "required-topology" || name == "preferred-topology") {
+      set_mode(name == "required-topology" ? TopologyMode::kRequired : TopologyMode::kPreferred, v);
+      t.level = v.str();
+      if (t.level.empty()) v.fail(fmt::format("{} names a node label key of the Topology", key));
+    } else if (name == "unconstrained-topology") {
+      const std::string value = v.str();
+      if (value != "true" && value != "false") {
+        v.fail(fmt::format("{} is \"true\" or \"false\", not '{}'", key, value));
+      }
+      if (value == "true") set_mode(TopologyMode::kUnconstrained, v);
+    } else if (name == "slice-required-topology") {
+      slice_level = v;
+      t.slice_level = v.str();
+      if (t.slice_level.empty()) v.fail(fmt::format("{} names a node label key", key));
+    } else if (name == "slice-size") {
+      slice_size = v;
+      t.slice_size = static_cast<std::int32_t>(v.integer(1, 1'000'000));
+    } else if (name == "group-name" || name == "slice-required-topology-constraints") {
+      ctx.warn(v, fmt::format("{} is not modelled: capsim places each PodSet on its own", key));
+    }
+  }
+  if (slice_level && !slice_size) {
+    slice_level->fail(
+        "kueue.x-k8s.io/podset-slice-required-topology needs "
+        "kueue.x-k8s.io/podset-slice-size");
+  }
+  if (slice_size && !slice_level) {
+    slice_size->fail(
+        "kueue.x-k8s.io/podset-slice-size needs "
+        "kueue.x-k8s.io/podset-slice-required-topology");
+  }
+}
+
 // Where a pod's run time comes from when no annotation gives it: the scenario's durations rules
 // (ManifestOptions::durations) for `subject`, else `fallback` (long-running for controllers that
 // never finish), else an error at `at` naming the object and a rule that would cover it.
@@ -766,6 +820,7 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   p.labels = meta.labels;
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
+  read_topology_annotations(meta, p, ctx);
   SimAnnotations a;
   a.add(meta, "Pod");
   if (auto g = a.get(kGang)) {
@@ -839,6 +894,7 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   p.name = job.name;
   p.namespace_ = meta.namespace_;
   if (tmeta) p.labels = tmeta->labels;
+  if (tmeta) read_topology_annotations(*tmeta, p, ctx);
   p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
   p.labels.set(b.sym("job-name"), b.sym(job.name));
   // Kueue reads its labels (queue name, workload priority class) from the Job object.
@@ -1079,6 +1135,7 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   p.namespace_ = owner.namespace_;
   p.controller_kind = kind;
   if (t.meta) p.labels = t.meta->labels;
+  if (t.meta) read_topology_annotations(*t.meta, p, ctx);
   const YamlNode spec_node = tmpl.req("spec");
   parse_pod_spec(spec_node, ctx, p, PodOwner::kBare);
   tmpl.finish();

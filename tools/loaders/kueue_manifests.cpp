@@ -262,14 +262,49 @@ void load_resource_flavor(MapReader& doc, ManifestContext& ctx) {
       if (f.tolerations.size() > 8) v->fail("at most 8 tolerations are allowed");
     }
     if (auto v = spec.opt("topologyName")) {
-      (void)v->str();
-      ctx.warn(*v, "topology-aware scheduling is not modelled: the flavor's topology is ignored");
+      // Topology-aware scheduling (docs/queues.md): the Topology is resolved once all is read.
+      f.topology_name = v->str();
+      f.topology_where = v->where();
+      if (f.topology_name.empty()) v->fail("topologyName must not be empty");
     }
     spec.finish();
   }
   doc.ignore("status");
   require_kueue_checks(b, ctx.options.warnings);
   queues(b).flavors.push_back(std::move(f));
+}
+
+// A Topology (kueue.x-k8s.io/v1beta1, v1beta2): spec.levels[].nodeLabel, top to bottom.
+void load_topology(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, false, {});
+  TopologySpec t;
+  t.name = meta.name;
+  t.where = meta_node.where();
+  check_unique(queues(b).topologies, t.name, "Topology", meta_node);
+  MapReader spec = doc.req("spec").map();
+  const YamlNode levels = spec.req("levels");
+  for (const YamlNode& l : levels.seq()) {
+    MapReader lm = l.map();
+    const YamlNode label = lm.req("nodeLabel");
+    std::string key = label.str();
+    if (key.empty()) label.fail("nodeLabel must not be empty");
+    if (std::find(t.levels.begin(), t.levels.end(), key) != t.levels.end()) {
+      label.fail(fmt::format("nodeLabel {} is already a level of Topology {}", key, t.name));
+    }
+    if (!t.levels.empty() && t.levels.back() == "kubernetes.io/hostname") {
+      label.fail("kubernetes.io/hostname can only be the lowest level of a Topology");
+    }
+    t.levels.push_back(std::move(key));
+    lm.finish();
+  }
+  if (t.levels.empty()) levels.fail("a Topology needs at least one level");
+  if (t.levels.size() > 16) levels.fail("a Topology has at most 16 levels");
+  spec.finish();
+  doc.ignore("status");
+  require_kueue_checks(b, ctx.options.warnings);
+  queues(b).topologies.push_back(std::move(t));
 }
 
 void load_preemption(const YamlNode& n, ClusterQueueSpec& cq) {
@@ -490,6 +525,19 @@ void check_kueue(World& world, std::vector<std::string>* warnings) {
               fmt::format("LocalQueue {}/{} points at ClusterQueue '{}', which does not exist{}",
                           lq.namespace_, lq.name, lq.cluster_queue,
                           did_you_mean(lq.cluster_queue, cq_names)));
+    }
+  }
+  for (ResourceFlavorSpec& f : q.flavors) {
+    if (f.topology_name.empty()) continue;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < q.topologies.size(); ++i) {
+      names.push_back(q.topologies[i].name);
+      if (q.topologies[i].name == f.topology_name) f.topology = static_cast<std::int32_t>(i);
+    }
+    if (f.topology < 0) {
+      fail_at(f.topology_where,
+              fmt::format("ResourceFlavor {} names Topology '{}', which does not exist{}", f.name,
+                          f.topology_name, did_you_mean(f.topology_name, names)));
     }
   }
   std::set<std::string> used_cqs;
@@ -745,6 +793,7 @@ std::vector<ManifestKind> kueue_manifest_kinds() {
       {kGroup, "Cohort", {"v1beta2", "v1beta1", "v1alpha1"}, load_cohort},
       {kGroup, "LocalQueue", served, load_local_queue},
       {kGroup, "WorkloadPriorityClass", served, load_workload_priority_class},
+      {kGroup, "Topology", served, load_topology},
   };
 }
 

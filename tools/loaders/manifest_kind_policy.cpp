@@ -100,8 +100,6 @@ constexpr std::array kTable = {
     UnmodelledKind{"kueue.x-k8s.io", "AdmissionCheck", kRefuse,
                    "is not modelled: capsim would admit workloads without the check; drop the "
                    "admissionChecks of the ClusterQueues to simulate without them"},
-    UnmodelledKind{"kueue.x-k8s.io", "Topology", kSkip,
-                   "is not modelled: topology-aware scheduling is not simulated"},
     UnmodelledKind{"kueue.x-k8s.io", "Workload", kSkip,
                    "is made by capsim from the Jobs and pods it reads; the object itself is not "
                    "read"},

@@ -186,23 +186,189 @@ void read_node_fields(MapReader& m, Ctx& c, NodeSpec& node, const GpuModel*& mod
   if (auto v = m.opt("price_per_hour")) price = v->number(0, 1e9);
 }
 
+// cluster.topology: the levels above the node (top to bottom, each a node label key, the host
+// last) and the rate factor of a multi-pod job by the widest level it spans (docs/scenario-
+// format.md#topology). Without it, a pool's `topology:` gets the default levels.
+void read_cluster_topology(const std::optional<YamlNode>& n, ClusterTopology& t) {
+  std::optional<MapReader> m;
+  if (n) m.emplace(n->map());
+  t.levels.clear();
+  if (auto lv = m ? m->opt("levels") : std::nullopt) {
+    for (const YamlNode& l : lv->seq()) {
+      MapReader lm = l.map();
+      const YamlNode name_node = lm.req("name");
+      const YamlNode label_node = lm.req("node_label");
+      TopologyLevel level{name_node.str(), label_node.str()};
+      if (level.name.empty() || level.name == "cluster") {
+        name_node.fail("a level needs a name other than \"\" and \"cluster\"");
+      }
+      if (level.node_label.empty()) label_node.fail("node_label must not be empty");
+      for (const TopologyLevel& other : t.levels) {
+        if (other.name == level.name)
+          name_node.fail(fmt::format("level {} is listed twice", level.name));
+        if (other.node_label == level.node_label) {
+          label_node.fail(
+              fmt::format("node label {} is already level {}", level.node_label, other.name));
+        }
+      }
+      if (!t.levels.empty() && t.levels.back().node_label == kHostLabel) {
+        label_node.fail(fmt::format("{} is the lowest level; list it last", kHostLabel));
+      }
+      t.levels.push_back(std::move(level));
+      lm.finish();
+    }
+    if (t.levels.empty()) lv->fail("levels must list at least one level");
+  } else {
+    t.levels = {{"block", std::string(kBlockLabel)},
+                {"rack", std::string(kRackLabel)},
+                {"nvlink", std::string(kNvlinkLabel)}};
+  }
+  if (t.levels.back().node_label != kHostLabel) {
+    for (const TopologyLevel& l : t.levels) {
+      if (l.name == "host") {
+        m->req("levels").fail(fmt::format("the level named host must be {}, the last", kHostLabel));
+      }
+    }
+    t.levels.push_back({"host", std::string(kHostLabel)});
+  }
+  // Default factors [U], assumptions to tune: inside an NVLink domain nothing is lost; a rack's
+  // network costs 10 %, a block's 20 %, crossing blocks 30 %.
+  auto default_factor = [](const std::string& name) {
+    if (name == "rack") return 0.9;
+    if (name == "block") return 0.8;
+    return 1.0;
+  };
+  t.slowdown.clear();
+  for (const TopologyLevel& l : t.levels)
+    t.slowdown.push_back(default_factor(l.name));
+  t.cluster_slowdown = 0.7;
+  if (auto sd = m ? m->opt("slowdown") : std::nullopt) {
+    std::vector<std::string> names;
+    for (const TopologyLevel& l : t.levels)
+      names.push_back(l.name);
+    names.push_back("cluster");
+    for (const auto& [key, v] : sd->entries()) {
+      const double f = v.number(0, 1);
+      if (!(f > 0)) v.fail(fmt::format("the factor of {} must be above 0 and at most 1", key));
+      if (key == "cluster") {
+        t.cluster_slowdown = f;
+        continue;
+      }
+      const std::int32_t i = t.level_index(key);
+      if (i < 0) {
+        v.fail(fmt::format("'{}' is not a level{}; the factors are per level: {}", key,
+                           did_you_mean(key, names), fmt::join(names, ", ")));
+      }
+      t.slowdown[static_cast<std::size_t>(i)] = f;
+    }
+  }
+  if (m) m->finish();
+}
+
+// A pool's `topology: {racks, nodes_per_rack, blocks}`: its nodes in order fill rack after rack,
+// racks fill blocks evenly, and a rack-scale NVLink model's nodes share an NVLink domain per
+// nvlink_domain_nodes consecutive nodes of a rack. The labels of the levels named block, rack
+// and nvlink are set (unless the pool's labels already set them).
+struct PoolTopology {
+  std::int64_t racks = 0, nodes_per_rack = 0, blocks = 1, nvlink_nodes = 0;
+};
+
+PoolTopology read_pool_topology(const YamlNode& n, const GpuModel* model) {
+  MapReader m = n.map();
+  PoolTopology t;
+  t.racks = m.req("racks").integer(1, 100000);
+  if (auto v = m.opt("nodes_per_rack")) {
+    t.nodes_per_rack = v->integer(1, 100000);
+  } else if (model != nullptr && model->nvlink_domain_nodes > 0) {
+    t.nodes_per_rack = model->nvlink_domain_nodes;  // an NVL72 rack is its NVLink domain
+  } else {
+    m.req("nodes_per_rack");
+  }
+  t.blocks = m.int_or("blocks", 1, 1, 100000);
+  if (t.racks % t.blocks != 0) {
+    m.req("blocks").fail(
+        fmt::format("{} racks do not split evenly into {} blocks", t.racks, t.blocks));
+  }
+  if (model != nullptr && model->nvlink_domain_nodes > 0) {
+    t.nvlink_nodes = model->nvlink_domain_nodes;
+    if (t.nodes_per_rack % t.nvlink_nodes != 0) {
+      m.req("nodes_per_rack")
+          .fail(fmt::format("a rack of {} nodes is no whole number of {}'s NVLink domains ({} "
+                            "nodes each)",
+                            t.nodes_per_rack, model->name, t.nvlink_nodes));
+    }
+  }
+  m.finish();
+  return t;
+}
+
+void label_pool_node(NodeSpec& n, std::int64_t i, const PoolTopology& t,
+                     const ClusterTopology& levels, WorldBuilder& b) {
+  const std::int64_t rack = i / t.nodes_per_rack;
+  const std::int64_t block = rack / (t.racks / t.blocks);
+  auto set = [&](const char* level, const std::string& value) {
+    const std::int32_t l = levels.level_index(level);
+    if (l < 0) return;
+    const Sym key = b.sym(levels.levels[static_cast<std::size_t>(l)].node_label);
+    if (!n.labels.has(key)) n.labels.set(key, b.sym(value));
+  };
+  set("block", fmt::format("{}-block-{}", n.pool, block));
+  set("rack", fmt::format("{}-rack-{}", n.pool, rack));
+  // GFD publishes nvidia.com/gpu.clique as <cluster UUID>.<clique id>; capsim names it by pool,
+  // rack and domain.
+  if (t.nvlink_nodes > 0) {
+    set("nvlink",
+        fmt::format("{}-rack-{}.{}", n.pool, rack, (i % t.nodes_per_rack) / t.nvlink_nodes));
+  }
+}
+
 void load_cluster(const YamlNode& cluster, Ctx& c) {
   MapReader m = cluster.map();
+  ClusterTopology& topology = c.b->world().topology;
+  if (auto t = m.opt("topology")) read_cluster_topology(*t, topology);
   if (auto pools = m.opt("pools")) {
     for (const YamlNode& p : pools->seq()) {
       MapReader pm = p.map();
       const std::string pool = pm.req("name").str();
-      const std::int64_t count = pm.req("count").integer(0, 100000);
+      const std::optional<YamlNode> count_node = pm.opt("count");
       NodeSpec proto;
       proto.pool = pool;
       const GpuModel* model = nullptr;
       std::int32_t gpus = 0;
       std::optional<double> price;
       read_node_fields(pm, c, proto, model, gpus, price);
+      std::optional<PoolTopology> pt;
+      if (auto t = pm.opt("topology")) {
+        if (!topology.enabled()) read_cluster_topology(std::nullopt, topology);
+        pt = read_pool_topology(*t, model);
+        if (topology.level_index("rack") < 0) {
+          t->fail(
+              "a pool's topology labels the levels named rack, block and nvlink; "
+              "cluster.topology.levels has no level named rack");
+        }
+        if (model != nullptr && model->node_gpus > 0 && gpus != model->node_gpus) {
+          c.s->warnings.push_back(
+              fmt::format("{}: {} nodes have {} GPUs each (catalog node_gpus), not {}",
+                          t->where().to_string(), model->name, model->node_gpus, gpus));
+        }
+      }
+      std::int64_t count = 0;
+      if (count_node) {
+        count = count_node->integer(0, 100000);
+        if (pt && count != pt->racks * pt->nodes_per_rack) {
+          count_node->fail(fmt::format("count {} is not racks x nodes_per_rack = {} x {}", count,
+                                       pt->racks, pt->nodes_per_rack));
+        }
+      } else if (pt) {
+        count = pt->racks * pt->nodes_per_rack;
+      } else {
+        pm.req("count");
+      }
       pm.finish();
       for (std::int64_t i = 0; i < count; ++i) {
         NodeSpec n = proto;
         n.name = fmt::format("{}-{}", pool, i);
+        if (pt) label_pool_node(n, i, *pt, topology, *c.b);
         c.b->add_node(std::move(n), model, gpus, price, p.where());
       }
     }
@@ -673,6 +839,7 @@ void read_scheduler(Load& l, MapReader& m) {
 //     pools, and at least one node.
 void finalize(Load& l, const YamlNode& doc) {
   l.builder->finalize();
+  index_topology(*l.s.world);
   finalize_dra(*l.builder, &l.s.warnings);
   if (l.cost) {
     std::vector<std::string> pools;
