@@ -84,7 +84,6 @@ const std::vector<std::string> kIgnoredPodSpec = {"automountServiceAccountToken"
 // Accepted, but they change scheduling in a real cluster, so the user hears that capsim ignores
 // them.
 const std::vector<std::pair<std::string, std::string>> kWarnedPodSpec = {
-    {"topologySpreadConstraints", "topology spread constraints are not modelled"},
     {"schedulingGates", "scheduling gates are not modelled: the pod is schedulable at once"},
     {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"}};
 const std::vector<std::string> kIgnoredContainer = {"image",
@@ -472,13 +471,17 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   if (auto aff = spec.opt("affinity")) {
     MapReader ar = aff->map();
     if (auto na = ar.opt("nodeAffinity")) p.affinity = parse_node_affinity(*na, b);
-    if (auto pa = ar.opt("podAffinity")) {
-      ctx.warn(*pa, "pod affinity is not modelled: capsim ignores it");
-    }
+    const FieldWarning warn = [&ctx](const YamlNode& at, const std::string& message) {
+      ctx.warn(at, message);
+    };
+    if (auto pa = ar.opt("podAffinity")) p.topology.affinity = parse_pod_affinity(*pa, b, warn);
     if (auto paa = ar.opt("podAntiAffinity")) {
-      ctx.warn(*paa, "pod anti-affinity is not modelled: capsim ignores it");
+      p.topology.anti_affinity = parse_pod_affinity(*paa, b, warn);
     }
     ar.finish();
+  }
+  if (auto tsc = spec.opt("topologySpreadConstraints")) {
+    p.topology.spread = parse_topology_spread_constraints(*tsc, b);
   }
   if (auto t = spec.opt("tolerations")) p.tolerations = parse_tolerations(*t, b);
   warn_present(spec, kWarnedPodSpec, ctx);
@@ -1096,6 +1099,9 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   if (!template_node) spec.req("template");
   TemplatePod t = read_pod_template(*template_node, meta, meta_node, kind, ctx);
   check_selector(*selector, t.pod.labels, b);
+  // What the default spread constraints select (upstream's helper.DefaultSelector: the
+  // ReplicaSet's or StatefulSet's selector).
+  t.pod.topology.owner_selector = parse_label_selector(*selector, b);
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }
