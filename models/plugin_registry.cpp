@@ -16,10 +16,12 @@
 #include "models/plugins/gpu_clustering_score.hpp"
 #include "models/plugins/gpu_devices.hpp"
 #include "models/plugins/gpu_packing_score.hpp"
+#include "models/plugins/inter_pod_affinity.hpp"
 #include "models/plugins/node_affinity.hpp"
 #include "models/plugins/node_resources_fit.hpp"
 #include "models/plugins/node_unschedulable.hpp"
 #include "models/plugins/open_gpu_share.hpp"
+#include "models/plugins/pod_topology_spread.hpp"
 #include "models/plugins/priority_sort.hpp"
 #include "models/plugins/random_score.hpp"
 #include "models/plugins/taint_toleration.hpp"
@@ -170,6 +172,74 @@ std::unique_ptr<fw::Plugin> make_open_gpu_share(PluginContext& ctx, const YamlNo
   return std::make_unique<plugins::OpenGpuShare>(ctx, sel);
 }
 
+// PodTopologySpreadArgs: defaultingType System (the built-in defaults) or List (the listed
+// defaultConstraints, which carry no selector: the owner's is used), as upstream validates them.
+std::unique_ptr<fw::Plugin> make_spread(PluginContext& ctx, const YamlNode* args) {
+  plugins::PodTopologySpreadArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    std::optional<YamlNode> type_node = m.opt("defaultingType");
+    if (type_node) {
+      const std::string t = type_node->str();
+      if (t == "System") {
+        a.defaulting = plugins::SpreadDefaulting::kSystem;
+      } else if (t == "List") {
+        a.defaulting = plugins::SpreadDefaulting::kList;
+      } else {
+        type_node->fail(fmt::format("unknown defaultingType '{}'{}; use System or List", t,
+                                    did_you_mean(t, {"System", "List"})));
+      }
+    }
+    if (auto dc = m.opt("defaultConstraints")) {
+      for (const YamlNode& item : dc->seq()) {
+        MapReader c = item.map();
+        TopologySpreadConstraint t;
+        t.max_skew = static_cast<std::int32_t>(c.req("maxSkew").integer(1, 1000000));
+        const std::string key = c.req("topologyKey").str();
+        // A key no node carries stays unknown (kNoSym): no node is in its domains.
+        t.topology_key = ctx.world.strings.find(key);
+        YamlNode when = c.req("whenUnsatisfiable");
+        const std::string w = when.str();
+        if (w == "DoNotSchedule") {
+          t.when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+        } else if (w == "ScheduleAnyway") {
+          t.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+        } else {
+          when.fail(fmt::format("unknown whenUnsatisfiable '{}'{}", w,
+                                did_you_mean(w, {"DoNotSchedule", "ScheduleAnyway"})));
+        }
+        if (auto sel = c.opt("labelSelector")) {
+          sel->fail("a default constraint must not define a selector: it is the owner's");
+        }
+        c.finish();
+        a.default_constraints.push_back(std::move(t));
+      }
+      if (!a.default_constraints.empty() && a.defaulting == plugins::SpreadDefaulting::kSystem) {
+        dc->fail("when defaultingType is System, defaultConstraints must be empty");
+      }
+    }
+    m.finish();
+  }
+  return std::make_unique<plugins::PodTopologySpread>(ctx, std::move(a));
+}
+
+std::unique_ptr<fw::Plugin> make_inter_pod_affinity(PluginContext& ctx, const YamlNode* args) {
+  plugins::InterPodAffinityArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    a.hard_pod_affinity_weight =
+        static_cast<std::int32_t>(m.int_or("hardPodAffinityWeight", 1, 0, 100));
+    a.ignore_preferred_terms_of_existing_pods =
+        m.bool_or("ignorePreferredTermsOfExistingPods", false);
+    m.finish();
+  }
+  return std::make_unique<plugins::InterPodAffinity>(ctx, a);
+}
+
 template <typename T>
 PluginFactory no_args() {
   return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
@@ -194,9 +264,17 @@ PluginFactory no_args() {
 // it when DRA is enabled; it skips pods without resource claims.
 const std::vector<std::pair<std::string, std::int64_t>>& default_plugins() {
   static const std::vector<std::pair<std::string, std::int64_t>> d = {
-      {"PrioritySort", 0},     {"NodeUnschedulable", 0}, {"TaintToleration", 3},
-      {"NodeAffinity", 2},     {"NodeResourcesFit", 1},  {"GpuDevices", 0},
-      {"DynamicResources", 0}, {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
+      {"PrioritySort", 0},
+      {"NodeUnschedulable", 0},
+      {"TaintToleration", 3},
+      {"NodeAffinity", 2},
+      {"NodeResourcesFit", 1},
+      {"GpuDevices", 0},
+      {"DynamicResources", 0},
+      {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2},
+      {"DefaultPreemption", 0},
+      {"NodeResourcesBalancedAllocation", 1},
       {"DefaultBinder", 0},
   };
   return d;
@@ -214,6 +292,8 @@ const std::vector<PluginRegistration>& plugin_registry() {
       {"NodeResourcesBalancedAllocation", make_balanced},
       {"GpuDevices", no_args<plugins::GpuDevices>()},
       {"DynamicResources", no_args<plugins::DynamicResources>()},
+      {"PodTopologySpread", make_spread},
+      {"InterPodAffinity", make_inter_pod_affinity},
       {"DefaultPreemption", make_preemption},
       {"DefaultBinder", no_args<plugins::DefaultBinder>()},
       // The FGD study's GPU-share filter and placement policies (docs/fgd.md).
@@ -230,10 +310,9 @@ const std::vector<PluginRegistration>& plugin_registry() {
 
 const std::vector<std::string>& unmodelled_upstream_plugins() {
   static const std::vector<std::string> u = {
-      "SchedulingGates", "NodeName",    "NodePorts",         "VolumeRestrictions",
-      "EBSLimits",       "GCEPDLimits", "NodeVolumeLimits",  "AzureDiskLimits",
-      "VolumeBinding",   "VolumeZone",  "PodTopologySpread", "InterPodAffinity",
-      "ImageLocality",
+      "SchedulingGates", "NodeName",    "NodePorts",        "VolumeRestrictions",
+      "EBSLimits",       "GCEPDLimits", "NodeVolumeLimits", "AzureDiskLimits",
+      "VolumeBinding",   "VolumeZone",  "ImageLocality",
   };
   return u;
 }

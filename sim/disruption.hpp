@@ -22,7 +22,7 @@ enum class UnhealthyPodEvictionPolicy : std::uint8_t { kIfHealthyBudget, kAlways
 struct DisruptionBudgetSpec {
   std::string name;
   std::string namespace_ = "default";
-  LabelSelector selector;  // spec.selector; an empty selector selects every pod of the namespace
+  LabelSelector selector;  // spec.selector: `{}` selects every pod of the namespace, none none
   std::optional<IntOrPercent> min_available;    // exactly one of the two is set
   std::optional<IntOrPercent> max_unavailable;  // (neither: minAvailable 1, as the API defaults)
   UnhealthyPodEvictionPolicy unhealthy = UnhealthyPodEvictionPolicy::kIfHealthyBudget;

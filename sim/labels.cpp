@@ -90,15 +90,6 @@ bool matches_any_term(const std::vector<NodeSelectorTerm>& terms, const NodeView
   return false;
 }
 
-bool matches_selector(const LabelSelector& selector, const LabelSet& labels,
-                      const StringPool& pool) {
-  if (!labels.contains_all(selector.match_labels)) return false;
-  for (const auto& r : selector.match_expressions) {
-    if (!matches_requirement(r, labels.get(r.key), pool)) return false;
-  }
-  return true;
-}
-
 bool tolerates(const Toleration& t, const Taint& taint) {
   if (t.effect && *t.effect != taint.effect) return false;
   if (t.key != kNoSym && t.key != taint.key) return false;

@@ -80,19 +80,54 @@ bool matches_term(const NodeSelectorTerm& term, const NodeView& node, const Stri
 bool matches_any_term(const std::vector<NodeSelectorTerm>& terms, const NodeView& node,
                       const StringPool& pool);
 
-// metav1.LabelSelector, on pods' or objects' labels (a PodDisruptionBudget's, a topology spread
-// constraint's, a pod affinity term's selector): every matchLabels pair and every
-// matchExpressions requirement must hold (In, NotIn, Exists, DoesNotExist; NotIn and DoesNotExist
-// hold for an absent key). An empty selector matches every object (`{}`); a selector that was
-// not given at all is the caller's to treat (a null selector matches nothing upstream).
-struct LabelSelector {
-  LabelSet match_labels;
-  std::vector<NodeSelectorRequirement> match_expressions;
-  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+// metav1.LabelSelector (a PodDisruptionBudget's, a topology spread constraint's, a pod affinity
+// term's), as metav1.LabelSelectorAsSelector makes it: an absent selector selects nothing, an
+// empty one ({}) everything; NotIn and DoesNotExist hold for an absent key.
+enum class LabelOp : std::uint8_t { kIn, kNotIn, kExists, kDoesNotExist };
+
+struct LabelRequirement {
+  Sym key = kNoSym;
+  LabelOp op = LabelOp::kIn;
+  std::vector<Sym> values;  // In / NotIn
 };
 
-bool matches_selector(const LabelSelector& selector, const LabelSet& labels,
-                      const StringPool& pool);
+// metav1.LabelSelector, parsed: matchLabels become In requirements with one value.
+struct LabelSelector {
+  bool present = false;  // false: the field was absent (labels.Nothing(): selects nothing)
+  std::vector<LabelRequirement> requirements;
+  // An empty selector ({}) selects everything; upstream's Selector.Empty().
+  bool empty() const { return present && requirements.empty(); }
+};
+
+// `get(key)` returns the label's value symbol or kNoSym when absent.
+template <typename Get>
+bool selector_matches(const LabelSelector& s, Get get) {
+  if (!s.present) return false;
+  for (const LabelRequirement& r : s.requirements) {
+    const Sym v = get(r.key);
+    bool has_value = false;
+    for (Sym x : r.values)
+      has_value = has_value || x == v;
+    switch (r.op) {
+      case LabelOp::kIn:
+        if (v == kNoSym || !has_value) return false;
+        break;
+      case LabelOp::kNotIn:  // an absent label is not in any set
+        if (v != kNoSym && has_value) return false;
+        break;
+      case LabelOp::kExists:
+        if (v == kNoSym) return false;
+        break;
+      case LabelOp::kDoesNotExist:
+        if (v != kNoSym) return false;
+        break;
+    }
+  }
+  return true;
+}
+inline bool selector_matches(const LabelSelector& s, const LabelSet& labels) {
+  return selector_matches(s, [&](Sym k) { return labels.get(k); });
+}
 
 enum class TaintEffect : std::uint8_t { kNoSchedule, kPreferNoSchedule, kNoExecute };
 

@@ -12,6 +12,7 @@
 #include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
+#include "sim/pod_affinity.hpp"
 #include "sim/resources.hpp"
 #include "sim/time.hpp"
 #include "sim/timer.hpp"
@@ -73,6 +74,7 @@ struct PodSpec {
   LabelSet node_selector;
   NodeAffinity affinity;
   std::vector<Toleration> tolerations;
+  PodTopologyRules topology;  // spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp)
 
   SimTime arrival = 0;
   SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)

@@ -20,7 +20,7 @@ bool exists(PodPhase p) {
 }  // namespace
 
 bool DisruptionBudgets::covers(const DisruptionBudgetSpec& b, const PodSpec& p) const {
-  return p.namespace_ == b.namespace_ && matches_selector(b.selector, p.labels, world_->strings);
+  return p.namespace_ == b.namespace_ && selector_matches(b.selector, p.labels);
 }
 
 void DisruptionBudgets::scan() {

@@ -1,8 +1,8 @@
 // Whether the Eviction API lets a pod go: the PodDisruptionBudgets of the World that select it,
 // counted as the disruption controller counts them (pkg/controller/disruption, the eviction
 // registry pkg/registry/core/pod/storage/eviction.go):
-//   - a budget covers the pods of its namespace that its selector matches (a null selector, which
-//     capsim's loader never makes, matches none; `{}` every pod of the namespace);
+//   - a budget covers the pods of its namespace that its selector matches (an absent selector
+//     matches none; `{}` every pod of the namespace);
 //   - expected pods: the covered pods that exist now (arrived, not yet ended). Upstream takes the
 //     scale of the pods' controllers for maxUnavailable and percentages; with every replica in
 //     existence the two are equal (docs/scenario-format.md, "maintenance", says where they differ);

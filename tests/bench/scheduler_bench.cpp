@@ -2,6 +2,9 @@
 //   BM_EventQueue/N          hold model on a queue of N pending events: pop one, push one later.
 //   BM_SchedulingCycle/N     one scheduling cycle + bind + release on an N-node GPU cluster kept
 //                            half full, with the default profile (pods placed per second).
+//   BM_SchedulingCycleWithoutSpreadAndAffinity/N  the same, the profile without
+//                            PodTopologySpread and InterPodAffinity.
+//   BM_SpreadConstrainedCycle/N  the same with every pod spread over zones and hosts.
 // Target (issue: core): >= 20,000 placements/s at 5,000 nodes on one core; kube-scheduler's
 // own CI threshold is about 680 pods/s at 5,000 nodes.
 #include <benchmark/benchmark.h>
@@ -10,6 +13,7 @@
 
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
+#include "models/yaml_reader.hpp"
 #include "sim/engine.hpp"
 #include "sim/framework/scheduler.hpp"
 
@@ -32,26 +36,57 @@ static void BM_EventQueue(benchmark::State& state) {
 }
 BENCHMARK(BM_EventQueue)->Arg(1000)->Arg(100000)->Arg(1000000);
 
-static void BM_SchedulingCycle(benchmark::State& state) {
-  const auto nodes = static_cast<int>(state.range(0));
+// The profiles the cycle benches compare: the default, and the default without the two plugins
+// that skip pods without spread constraints or pod affinity (what capsim ran before them).
+const char* kDefaultProfile = "schedulerName: default-scheduler\n";
+const char* kWithoutSpreadAndAffinity =
+    "schedulerName: default-scheduler\nplugins:\n  multiPoint:\n"
+    "    disabled: [{name: PodTopologySpread}, {name: InterPodAffinity}]\n";
+
+// One scheduling cycle + bind + release per iteration on `nodes` 8-GPU nodes in 4 zones, kept
+// half full. With `spread`, every pod carries a zone constraint (maxSkew 1, DoNotSchedule) and
+// a hostname one (ScheduleAnyway) over the pods of its app (8 apps).
+static void run_cycles(benchmark::State& state, int nodes, const char* profile, bool spread) {
   capsim::testing::TestWorld tw;
   for (int i = 0; i < nodes; ++i) {
-    tw.node("n" + std::to_string(i)).cpu("128").memory("1Ti").gpus(8, "B200").add();
+    const std::string name = "n" + std::to_string(i);
+    tw.node(name)
+        .cpu("128")
+        .memory("1Ti")
+        .gpus(8, "B200")
+        .label("topology.kubernetes.io/zone", "z" + std::to_string(i % 4))
+        .label("kubernetes.io/hostname", name)
+        .add();
   }
   // A pool of pod shapes, reused: 1, 2, 4 or 8 GPUs with proportional cpu/memory.
   const int pool = 4 * nodes;
   RandomStream rng(7, "bench-pods");
   for (int i = 0; i < pool; ++i) {
     const int g = 1 << rng.below(4);
-    tw.pod("p" + std::to_string(i))
-        .cpu(std::to_string(8 * g))
-        .memory(std::to_string(64 * g) + "Gi")
-        .gpus(g)
-        .add();
+    const std::string app = "app" + std::to_string(i % 8);
+    const PodId p = tw.pod("p" + std::to_string(i))
+                        .cpu(std::to_string(8 * g))
+                        .memory(std::to_string(64 * g) + "Gi")
+                        .gpus(g)
+                        .label("app", app)
+                        .add();
+    if (spread) {
+      LabelSelector sel;
+      sel.present = true;
+      sel.requirements.push_back({tw.sym("app"), LabelOp::kIn, {tw.sym(app)}});
+      TopologySpreadConstraint zone;
+      zone.topology_key = tw.sym("topology.kubernetes.io/zone");
+      zone.selector = sel;
+      TopologySpreadConstraint host = zone;
+      host.topology_key = tw.sym("kubernetes.io/hostname");
+      host.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+      tw.world().pods[p].topology.spread = {zone, host};
+    }
   }
   fw::ReasonTable reasons;
   PluginContext ctx{tw.world(), reasons, 1};
-  fw::Framework framework(build_builtin_profile("default-scheduler", ctx).config);
+  const YamlNode doc = YamlNode::load_string(profile, "bench-profile.yaml");
+  fw::Framework framework(build_profile(doc, nullptr, ctx).config);
   Cluster cluster(tw.world());
   fw::Scheduler sched(framework, cluster, reasons, RandomStream(1, "tie"));
   std::deque<PodId> running;
@@ -91,9 +126,31 @@ static void BM_SchedulingCycle(benchmark::State& state) {
   state.counters["placements_per_s"] =
       benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsRate);
 }
+
+static void BM_SchedulingCycle(benchmark::State& state) {
+  run_cycles(state, static_cast<int>(state.range(0)), kDefaultProfile, false);
+}
 BENCHMARK(BM_SchedulingCycle)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(5000)
     ->Arg(20000)
     ->Unit(benchmark::kMicrosecond);
+
+// The same pods without PodTopologySpread and InterPodAffinity in the profile: the difference to
+// BM_SchedulingCycle is what the two plugins cost pods that use neither.
+static void BM_SchedulingCycleWithoutSpreadAndAffinity(benchmark::State& state) {
+  run_cycles(state, static_cast<int>(state.range(0)), kWithoutSpreadAndAffinity, false);
+}
+BENCHMARK(BM_SchedulingCycleWithoutSpreadAndAffinity)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Unit(benchmark::kMicrosecond);
+
+// Every pod spread over zones (DoNotSchedule) and hosts (ScheduleAnyway): PreFilter and PreScore
+// count the app's pods over all nodes each cycle, as upstream recomputes them.
+static void BM_SpreadConstrainedCycle(benchmark::State& state) {
+  run_cycles(state, static_cast<int>(state.range(0)), kDefaultProfile, true);
+}
+BENCHMARK(BM_SpreadConstrainedCycle)->Arg(100)->Arg(300)->Arg(1000)->Unit(benchmark::kMicrosecond);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -318,28 +319,6 @@ NodeSelectorTerm parse_node_selector_term(const YamlNode& term, WorldBuilder& b)
   return out;
 }
 
-LabelSelector parse_label_selector(const YamlNode& selector, WorldBuilder& b) {
-  LabelSelector out;
-  if (selector.is_null()) return out;
-  MapReader r = selector.map();
-  if (auto ml = r.opt("matchLabels")) out.match_labels = parse_labels(*ml, b);
-  if (auto exprs = r.opt("matchExpressions")) {
-    for (const YamlNode& e : exprs->seq()) {
-      NodeSelectorRequirement req = parse_expression(e, b);
-      if (req.op == SelectorOp::kGt || req.op == SelectorOp::kLt) {
-        e.map()
-            .req("operator")
-            .fail(
-                "operator Gt and Lt are node-selector operators; a label selector takes In, NotIn, "
-                "Exists or DoesNotExist");
-      }
-      out.match_expressions.push_back(std::move(req));
-    }
-  }
-  r.finish();
-  return out;
-}
-
 NodeAffinity parse_node_affinity(const YamlNode& node_affinity, WorldBuilder& b) {
   NodeAffinity out;
   if (node_affinity.is_null()) return out;
@@ -461,6 +440,219 @@ ResourceVec parse_resource_vec(const YamlNode& map, WorldBuilder& b) {
     if (a.value == 0) continue;
     out[b.resource(a.name, a.where.where())] = a.value;
   }
+  return out;
+}
+
+LabelSelector parse_label_selector(const YamlNode& selector, WorldBuilder& b) {
+  LabelSelector out;
+  if (selector.is_null()) return out;  // absent: selects nothing
+  out.present = true;
+  MapReader r = selector.map();
+  if (auto ml = r.opt("matchLabels")) {
+    const LabelSet labels = parse_labels(*ml, b);
+    for (const auto& [k, v] : labels.items())
+      out.requirements.push_back(LabelRequirement{k, LabelOp::kIn, {v}});
+  }
+  if (auto exprs = r.opt("matchExpressions")) {
+    for (const YamlNode& e : exprs->seq()) {
+      MapReader er = e.map();
+      const YamlNode key_node = er.req("key");
+      const std::string key = key_node.str();
+      if (auto p = label_key_problem(key); !p.empty()) {
+        key_node.fail(fmt::format("invalid label key '{}': {}", key, p));
+      }
+      const YamlNode op_node = er.req("operator");
+      const std::string op = op_node.str();
+      LabelRequirement req;
+      req.key = b.sym(key);
+      if (op == "In") {
+        req.op = LabelOp::kIn;
+      } else if (op == "NotIn") {
+        req.op = LabelOp::kNotIn;
+      } else if (op == "Exists") {
+        req.op = LabelOp::kExists;
+      } else if (op == "DoesNotExist") {
+        req.op = LabelOp::kDoesNotExist;
+      } else {
+        op_node.fail(fmt::format(
+            "unknown operator '{}'{}; a label selector takes In, NotIn, Exists or DoesNotExist", op,
+            did_you_mean(op, {"In", "NotIn", "Exists", "DoesNotExist"})));
+      }
+      const std::vector<std::string> values = read_values(er);
+      er.finish();
+      const bool set_op = req.op == LabelOp::kIn || req.op == LabelOp::kNotIn;
+      if (set_op && values.empty()) {
+        e.fail("values must be given when operator is 'In' or 'NotIn'");
+      }
+      if (!set_op && !values.empty()) {
+        e.fail("values may not be given when operator is 'Exists' or 'DoesNotExist'");
+      }
+      for (const auto& v : values) {
+        if (auto p = label_value_problem(v); !p.empty()) {
+          e.fail(fmt::format("invalid value '{}' for label '{}': {}", v, key, p));
+        }
+        req.values.push_back(b.sym(v));
+      }
+      out.requirements.push_back(std::move(req));
+    }
+  }
+  r.finish();
+  return out;
+}
+
+namespace {
+
+Sym topology_key(MapReader& r, WorldBuilder& b) {
+  const YamlNode key_node = r.req("topologyKey");
+  const std::string key = key_node.str();
+  if (key.empty()) key_node.fail("topologyKey must not be empty");
+  if (auto p = label_key_problem(key); !p.empty()) {
+    key_node.fail(fmt::format("invalid topologyKey '{}': {}", key, p));
+  }
+  return b.sym(key);
+}
+
+// matchLabelKeys / mismatchLabelKeys: label keys, none also in the labelSelector's requirements,
+// and only with a labelSelector (the API server's rules).
+std::vector<Sym> label_keys(MapReader& r, const char* field, const LabelSelector& selector,
+                            const YamlNode& owner, WorldBuilder& b) {
+  std::vector<Sym> out;
+  auto list = r.opt(field);
+  if (!list) return out;
+  for (const YamlNode& k : list->seq()) {
+    const std::string key = k.str();
+    if (auto p = label_key_problem(key); !p.empty()) {
+      k.fail(fmt::format("invalid label key '{}': {}", key, p));
+    }
+    const Sym sym = b.sym(key);
+    for (const LabelRequirement& req : selector.requirements) {
+      if (req.key == sym) {
+        k.fail(fmt::format("'{}' exists in both {} and labelSelector", key, field));
+      }
+    }
+    out.push_back(sym);
+  }
+  if (!out.empty() && !selector.present) {
+    owner.fail(fmt::format("{} cannot be set when labelSelector isn't set", field));
+  }
+  return out;
+}
+
+NodeInclusionPolicy inclusion_policy(const YamlNode& n) {
+  const std::string v = n.str();
+  if (v == "Honor") return NodeInclusionPolicy::kHonor;
+  if (v != "Ignore") {
+    n.fail(fmt::format("unknown node inclusion policy '{}'{}; use Honor or Ignore", v,
+                       did_you_mean(v, {"Honor", "Ignore"})));
+  }
+  return NodeInclusionPolicy::kIgnore;
+}
+
+PodAffinityTerm parse_pod_affinity_term(const YamlNode& node, WorldBuilder& b,
+                                        const FieldWarning& warn) {
+  MapReader r = node.map();
+  PodAffinityTerm t;
+  if (auto sel = r.opt("labelSelector")) t.selector = parse_label_selector(*sel, b);
+  if (auto ns = r.opt("namespaces")) {
+    for (const YamlNode& n : ns->seq())
+      t.namespaces.push_back(b.sym(n.str()));
+  }
+  if (auto nss = r.opt("namespaceSelector")) {
+    t.namespace_selector = parse_label_selector(*nss, b);
+    // capsim reads no Namespace objects: a namespace's only label is its name.
+    const Sym name_key = b.sym("kubernetes.io/metadata.name");
+    for (const LabelRequirement& req : t.namespace_selector.requirements) {
+      if (req.key != name_key && warn) {
+        warn(*nss, fmt::format("namespaceSelector key '{}' is not modelled: capsim's namespaces "
+                               "carry only the label kubernetes.io/metadata.name, so '{}' is "
+                               "absent on every namespace",
+                               b.world().strings.str(req.key), b.world().strings.str(req.key)));
+      }
+    }
+  }
+  t.topology_key = topology_key(r, b);
+  t.match_label_keys = label_keys(r, "matchLabelKeys", t.selector, node, b);
+  t.mismatch_label_keys = label_keys(r, "mismatchLabelKeys", t.selector, node, b);
+  r.finish();
+  for (Sym k : t.match_label_keys) {
+    if (std::find(t.mismatch_label_keys.begin(), t.mismatch_label_keys.end(), k) !=
+        t.mismatch_label_keys.end()) {
+      node.fail(fmt::format("'{}' exists in both matchLabelKeys and mismatchLabelKeys",
+                            b.world().strings.str(k)));
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<TopologySpreadConstraint> parse_topology_spread_constraints(const YamlNode& list,
+                                                                        WorldBuilder& b) {
+  std::vector<TopologySpreadConstraint> out;
+  for (const YamlNode& item : list.seq()) {
+    MapReader r = item.map();
+    TopologySpreadConstraint c;
+    const YamlNode skew = r.req("maxSkew");
+    c.max_skew =
+        static_cast<std::int32_t>(skew.integer(1, std::numeric_limits<std::int32_t>::max()));
+    c.topology_key = topology_key(r, b);
+    const YamlNode when = r.req("whenUnsatisfiable");
+    const std::string w = when.str();
+    if (w == "DoNotSchedule") {
+      c.when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+    } else if (w == "ScheduleAnyway") {
+      c.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+    } else {
+      when.fail(
+          fmt::format("unknown whenUnsatisfiable '{}'{}; use DoNotSchedule or "
+                      "ScheduleAnyway",
+                      w, did_you_mean(w, {"DoNotSchedule", "ScheduleAnyway"})));
+    }
+    if (auto sel = r.opt("labelSelector")) c.selector = parse_label_selector(*sel, b);
+    if (auto md = r.opt("minDomains")) {
+      c.min_domains =
+          static_cast<std::int32_t>(md->integer(1, std::numeric_limits<std::int32_t>::max()));
+      if (c.when_unsatisfiable != WhenUnsatisfiable::kDoNotSchedule) {
+        md->fail("minDomains can only be used with whenUnsatisfiable DoNotSchedule");
+      }
+    }
+    if (auto p = r.opt("nodeAffinityPolicy")) c.node_affinity_policy = inclusion_policy(*p);
+    if (auto p = r.opt("nodeTaintsPolicy")) c.node_taints_policy = inclusion_policy(*p);
+    c.match_label_keys = label_keys(r, "matchLabelKeys", c.selector, item, b);
+    r.finish();
+    for (const TopologySpreadConstraint& prev : out) {
+      if (prev.topology_key == c.topology_key && prev.when_unsatisfiable == c.when_unsatisfiable) {
+        item.fail(
+            fmt::format("duplicate constraint: topologyKey '{}' with whenUnsatisfiable {} "
+                        "is given twice",
+                        b.world().strings.str(c.topology_key), w));
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+PodAffinityRules parse_pod_affinity(const YamlNode& node, WorldBuilder& b,
+                                    const FieldWarning& warn) {
+  PodAffinityRules out;
+  if (node.is_null()) return out;
+  MapReader r = node.map();
+  if (auto req = r.opt("requiredDuringSchedulingIgnoredDuringExecution")) {
+    for (const YamlNode& t : req->seq())
+      out.required.push_back(parse_pod_affinity_term(t, b, warn));
+  }
+  if (auto pref = r.opt("preferredDuringSchedulingIgnoredDuringExecution")) {
+    for (const YamlNode& item : pref->seq()) {
+      MapReader pr = item.map();
+      WeightedPodAffinityTerm w;
+      w.weight = static_cast<std::int32_t>(pr.req("weight").integer(1, 100));
+      w.term = parse_pod_affinity_term(pr.req("podAffinityTerm"), b, warn);
+      pr.finish();
+      out.preferred.push_back(std::move(w));
+    }
+  }
+  r.finish();
   return out;
 }
 

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/yaml_reader.hpp"
 #include "sim/labels.hpp"
+#include "sim/pod_affinity.hpp"
 #include "sim/resources.hpp"
 #include "sim/result.hpp"
 #include "tools/loaders/world_builder.hpp"
@@ -44,10 +46,26 @@ std::vector<Toleration> parse_tolerations(const YamlNode& list, WorldBuilder& b)
 NodeAffinity parse_node_affinity(const YamlNode& node_affinity, WorldBuilder& b);
 NodeSelectorTerm parse_node_selector_term(const YamlNode& term, WorldBuilder& b);
 
-// metav1.LabelSelector {matchLabels, matchExpressions}: label keys and values validated as the
-// API server does; operators In, NotIn (need values), Exists, DoesNotExist (take none). Gt and Lt
-// are node-selector operators only and are rejected here.
+// A metav1.LabelSelector {matchLabels, matchExpressions (In, NotIn, Exists, DoesNotExist)}; a
+// null node is an absent selector (selects nothing).
 LabelSelector parse_label_selector(const YamlNode& selector, WorldBuilder& b);
+
+// Where a parser reports a field it accepts but does not model (the manifest loader's warning).
+using FieldWarning = std::function<void(const YamlNode& at, const std::string& message)>;
+
+// spec.topologySpreadConstraints: maxSkew >= 1, topologyKey and whenUnsatisfiable
+// (DoNotSchedule, ScheduleAnyway) required; minDomains >= 1 only with DoNotSchedule;
+// nodeAffinityPolicy / nodeTaintsPolicy Honor or Ignore; matchLabelKeys only with a
+// labelSelector and not among its keys; one constraint per (topologyKey, whenUnsatisfiable).
+std::vector<TopologySpreadConstraint> parse_topology_spread_constraints(const YamlNode& list,
+                                                                        WorldBuilder& b);
+
+// spec.affinity.podAffinity or podAntiAffinity: required terms and preferred [{weight 1..100,
+// podAffinityTerm}]. A term needs a topologyKey; matchLabelKeys / mismatchLabelKeys follow the
+// rules above and may not share a key. A namespaceSelector key other than
+// kubernetes.io/metadata.name is warned about (capsim's namespaces carry no other label).
+PodAffinityRules parse_pod_affinity(const YamlNode& node, WorldBuilder& b,
+                                    const FieldWarning& warn);
 
 // Resource names and amounts, before they get ids. A container may name cpu, memory,
 // ephemeral-storage, hugepages-<size> and extended resources (domain-prefixed, e.g.

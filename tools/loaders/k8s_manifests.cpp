@@ -85,7 +85,6 @@ const std::vector<std::string> kIgnoredPodSpec = {"automountServiceAccountToken"
 // Accepted, but they change scheduling in a real cluster, so the user hears that capsim ignores
 // them.
 const std::vector<std::pair<std::string, std::string>> kWarnedPodSpec = {
-    {"topologySpreadConstraints", "topology spread constraints are not modelled"},
     {"schedulingGates", "scheduling gates are not modelled: the pod is schedulable at once"},
     {"activeDeadlineSeconds", "activeDeadlineSeconds is not modelled"}};
 const std::vector<std::string> kIgnoredContainer = {"image",
@@ -473,13 +472,17 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   if (auto aff = spec.opt("affinity")) {
     MapReader ar = aff->map();
     if (auto na = ar.opt("nodeAffinity")) p.affinity = parse_node_affinity(*na, b);
-    if (auto pa = ar.opt("podAffinity")) {
-      ctx.warn(*pa, "pod affinity is not modelled: capsim ignores it");
-    }
+    const FieldWarning warn = [&ctx](const YamlNode& at, const std::string& message) {
+      ctx.warn(at, message);
+    };
+    if (auto pa = ar.opt("podAffinity")) p.topology.affinity = parse_pod_affinity(*pa, b, warn);
     if (auto paa = ar.opt("podAntiAffinity")) {
-      ctx.warn(*paa, "pod anti-affinity is not modelled: capsim ignores it");
+      p.topology.anti_affinity = parse_pod_affinity(*paa, b, warn);
     }
     ar.finish();
+  }
+  if (auto tsc = spec.opt("topologySpreadConstraints")) {
+    p.topology.spread = parse_topology_spread_constraints(*tsc, b);
   }
   if (auto t = spec.opt("tolerations")) p.tolerations = parse_tolerations(*t, b);
   warn_present(spec, kWarnedPodSpec, ctx);
@@ -1010,10 +1013,8 @@ void load_pod_disruption_budget(MapReader& doc, ManifestContext& ctx) {
   if (auto sel = spec.opt("selector")) {
     b.selector = parse_label_selector(*sel, ctx.builder);
   } else {
-    // A null selector matches no pod: the budget protects nothing.
+    // An absent selector selects no pod: the budget protects nothing.
     ctx.warn(spec_node, "spec.selector is not set: this PodDisruptionBudget selects no pods");
-    b.selector.match_expressions.push_back(
-        NodeSelectorRequirement{ctx.builder.sym("capsim.io/no-pod"), SelectorOp::kExists, {}, 0});
   }
   const std::optional<YamlNode> min = spec.opt("minAvailable");
   const std::optional<YamlNode> max = spec.opt("maxUnavailable");
@@ -1090,22 +1091,21 @@ const std::vector<std::string>& ignored_controller_spec(Controller c) {
 // rejects a selector that does not: "selector does not match template labels").
 void check_selector(const YamlNode& selector, const LabelSet& template_labels, WorldBuilder& b) {
   const LabelSelector parsed = parse_label_selector(selector, b);
-  const StringPool& strings = b.world().strings;
-  for (const auto& [key, value] : parsed.match_labels.items()) {
-    if (template_labels.get(key) != value) {
-      selector.map()
-          .req("matchLabels")
-          .map()
-          .req(strings.str(key))
-          .fail(fmt::format(
-              "spec.selector.matchLabels {}={} does not select the pod template (its labels "
-              "must include it; Kubernetes rejects such a selector)",
-              strings.str(key), strings.str(value)));
+  MapReader r = selector.map();
+  if (auto ml = r.opt("matchLabels")) {
+    for (const auto& [key, value] : ml->entries()) {
+      const std::string v = value.is_null() ? std::string() : value.str();
+      const std::optional<std::string> have = label_value(template_labels, key, b.world().strings);
+      if (!have || *have != v) {
+        value.fail(fmt::format(
+            "spec.selector.matchLabels {}={} does not select the pod template (its labels "
+            "must include it; Kubernetes rejects such a selector)",
+            key, v));
+      }
     }
   }
-  if (!matches_selector(parsed, template_labels, strings)) {
-    selector.map()
-        .req("matchExpressions")
+  if (!selector_matches(parsed, template_labels)) {
+    r.req("matchExpressions")
         .fail(
             "spec.selector.matchExpressions do not select the pod template's labels (Kubernetes "
             "rejects such a selector)");
@@ -1214,6 +1214,9 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   if (!template_node) spec.req("template");
   TemplatePod t = read_pod_template(*template_node, meta, meta_node, kind, ctx);
   check_selector(*selector, t.pod.labels, b);
+  // What the default spread constraints select (upstream's helper.DefaultSelector: the
+  // ReplicaSet's or StatefulSet's selector).
+  t.pod.topology.owner_selector = parse_label_selector(*selector, b);
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }

@@ -26,7 +26,8 @@ DisruptionBudgetSpec budget(TestWorld& tw, const std::string& app) {
   DisruptionBudgetSpec b;
   b.name = app;
   b.namespace_ = "ml";
-  b.selector.match_labels.set(tw.sym("app"), tw.sym(app));
+  b.selector.present = true;
+  b.selector.requirements.push_back(LabelRequirement{tw.sym("app"), LabelOp::kIn, {tw.sym(app)}});
   return b;
 }
 
@@ -138,6 +139,7 @@ TEST_CASE("a budget covers its namespace only, and `{}` covers every pod there")
   DisruptionBudgetSpec b;
   b.name = "all";
   b.namespace_ = "ml";
+  b.selector.present = true;  // {}
   b.min_available = IntOrPercent{1, false};
   tw.world().disruption_budgets.push_back(b);
   Cluster c(tw.world());

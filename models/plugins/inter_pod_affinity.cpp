@@ -1,0 +1,252 @@
+#include "models/plugins/inter_pod_affinity.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace capsim::plugins {
+
+namespace {
+
+// A namespace symbol for a name the World never interned: equal to no label value.
+constexpr Sym kUnknownNamespace = kNoSym - 1;
+
+std::uint64_t pair_key(Sym key, Sym value) {
+  return (std::uint64_t{key} << 32) | value;
+}
+
+struct AffinityState final : fw::StateData {
+  // PreFilter -> Filter.
+  InterPodAffinity::PairCounts existing_anti;  // existing pods' anti-affinity selecting the pod
+  InterPodAffinity::PairCounts affinity;       // pods matching all the pod's affinity terms
+  InterPodAffinity::PairCounts anti;           // pods matching one of its anti-affinity terms
+  bool matches_own_terms = false;
+  // PreScore -> Score.
+  InterPodAffinity::PairCounts score;
+};
+
+void add_pair(InterPodAffinity::PairCounts& m, Sym key, const NodeInfo& node, std::int64_t by) {
+  const Sym v = node.spec->labels.get(key);
+  if (v != kNoSym) m[pair_key(key, v)] += by;
+}
+
+}  // namespace
+
+InterPodAffinity::InterPodAffinity(PluginContext& ctx, InterPodAffinityArgs args)
+    : world_(&ctx.world),
+      pool_(&ctx.world.strings),
+      args_(args),
+      metadata_name_key_(ctx.world.strings.find("kubernetes.io/metadata.name")),
+      affinity_not_match_(ctx.reasons.intern("node(s) didn't match pod affinity rules")),
+      anti_affinity_not_match_(ctx.reasons.intern("node(s) didn't match pod anti-affinity rules")),
+      existing_anti_affinity_not_match_(
+          ctx.reasons.intern("node(s) didn't satisfy existing pods anti-affinity rules")) {}
+
+bool InterPodAffinity::world_has_affinity() const {
+  if (world_affinity_ < 0) {
+    bool any = std::any_of(world_->pods.begin(), world_->pods.end(),
+                           [](const PodSpec& p) { return p.topology.has_pod_affinity(); });
+    any = any || std::any_of(world_->jobs.begin(), world_->jobs.end(), [](const JobSpec& j) {
+            return j.pod_template.topology.has_pod_affinity();
+          });
+    world_affinity_ = any ? 1 : 0;
+  }
+  return world_affinity_ == 1;
+}
+
+Sym InterPodAffinity::namespace_sym(const PodSpec& pod) const {
+  auto it = ns_syms_.find(pod.namespace_);
+  if (it != ns_syms_.end()) return it->second;
+  const Sym s = pool_->find(pod.namespace_);
+  const Sym v = s == kNoSym ? kUnknownNamespace : s;
+  ns_syms_.emplace(pod.namespace_, v);
+  return v;
+}
+
+bool InterPodAffinity::term_matches(const PodAffinityTerm& term, const PodSpec& owner,
+                                    const PodSpec& candidate) const {
+  // AffinityTerm.Matches: the candidate's namespace is listed or the namespaceSelector selects
+  // it; neither given: the owner's own namespace.
+  bool ns_ok = false;
+  if (term.namespaces.empty() && !term.namespace_selector.present) {
+    ns_ok = owner.namespace_ == candidate.namespace_;
+  } else {
+    const Sym ns = namespace_sym(candidate);
+    ns_ok = std::find(term.namespaces.begin(), term.namespaces.end(), ns) != term.namespaces.end();
+    if (!ns_ok && term.namespace_selector.present) {
+      const Sym key = metadata_name_key_;
+      ns_ok = selector_matches(term.namespace_selector,
+                               [&](Sym k) { return k == key && key != kNoSym ? ns : kNoSym; });
+    }
+  }
+  if (!ns_ok) return false;
+  return selector_matches(term.selector, candidate.labels) &&
+         label_keys_match(term.match_label_keys, term.mismatch_label_keys, owner.labels,
+                          candidate.labels);
+}
+
+bool InterPodAffinity::matches_all(const std::vector<PodAffinityTerm>& terms, const PodSpec& owner,
+                                   const PodSpec& candidate) const {
+  if (terms.empty()) return false;
+  return std::all_of(terms.begin(), terms.end(),
+                     [&](const PodAffinityTerm& t) { return term_matches(t, owner, candidate); });
+}
+
+fw::Status InterPodAffinity::pre_filter(fw::CycleState& state, const PodSpec& pod,
+                                        const fw::Snapshot& snap) {
+  const auto& required = pod.topology.affinity.required;
+  const auto& anti_required = pod.topology.anti_affinity.required;
+  if (required.empty() && anti_required.empty() && !world_has_affinity()) {
+    return fw::Status::skip();
+  }
+  auto& s = state.reuse<AffinityState>(slot());
+  s.existing_anti.clear();
+  s.affinity.clear();
+  s.anti.clear();
+  for (const NodeInfo& node : snap.nodes()) {
+    for (PodId p : node.pods) {
+      const PodSpec& existing = snap.pod(p);
+      // getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that select
+      // the incoming pod, per the existing pod's node's topology pair.
+      for (const PodAffinityTerm& t : existing.topology.anti_affinity.required) {
+        if (term_matches(t, existing, pod)) add_pair(s.existing_anti, t.topology_key, node, 1);
+      }
+      // getIncomingAffinityAntiAffinityCounts: an existing pod counts for the affinity terms only
+      // if it matches all of them; for each anti-affinity term it matches.
+      if (matches_all(required, pod, existing)) {
+        for (const PodAffinityTerm& t : required)
+          add_pair(s.affinity, t.topology_key, node, 1);
+      }
+      for (const PodAffinityTerm& t : anti_required) {
+        if (term_matches(t, pod, existing)) add_pair(s.anti, t.topology_key, node, 1);
+      }
+    }
+  }
+  if (s.existing_anti.empty() && required.empty() && anti_required.empty()) {
+    return fw::Status::skip();
+  }
+  s.matches_own_terms = matches_all(required, pod, pod);
+  return fw::Status::success();
+}
+
+fw::Status InterPodAffinity::filter(const fw::CycleState& state, const PodSpec& pod,
+                                    const NodeInfo& node) const {
+  const auto* s = state.read<AffinityState>(slot());
+  const LabelSet& labels = node.spec->labels;
+  // satisfyPodAffinity: every term's key on the node, and a matching pod in each domain.
+  bool pods_exist = true;
+  for (const PodAffinityTerm& t : pod.topology.affinity.required) {
+    const Sym v = labels.get(t.topology_key);
+    if (v == kNoSym) return fw::Status::unresolvable(affinity_not_match_);
+    auto it = s->affinity.find(pair_key(t.topology_key, v));
+    if (it == s->affinity.end() || it->second <= 0) pods_exist = false;
+  }
+  // The first pod of a group with affinity to itself: no pod matches anywhere yet, and the pod
+  // matches its own terms.
+  if (!pods_exist && !(s->affinity.empty() && s->matches_own_terms)) {
+    return fw::Status::unresolvable(affinity_not_match_);
+  }
+  // satisfyPodAntiAffinity.
+  for (const PodAffinityTerm& t : pod.topology.anti_affinity.required) {
+    const Sym v = labels.get(t.topology_key);
+    if (v == kNoSym) continue;
+    auto it = s->anti.find(pair_key(t.topology_key, v));
+    if (it != s->anti.end() && it->second > 0) {
+      return fw::Status::unschedulable(anti_affinity_not_match_);
+    }
+  }
+  // satisfyExistingPodsAntiAffinity: any of the node's pairs counted.
+  if (!s->existing_anti.empty()) {
+    for (const auto& [k, v] : labels.items()) {
+      auto it = s->existing_anti.find(pair_key(k, v));
+      if (it != s->existing_anti.end() && it->second > 0) {
+        return fw::Status::unschedulable(existing_anti_affinity_not_match_);
+      }
+    }
+  }
+  return fw::Status::success();
+}
+
+fw::Status InterPodAffinity::pre_score(fw::CycleState& state, const PodSpec& pod,
+                                       std::span<const NodeId> /*nodes*/,
+                                       const fw::Snapshot& snap) {
+  const auto& preferred = pod.topology.affinity.preferred;
+  const auto& anti_preferred = pod.topology.anti_affinity.preferred;
+  const bool has_constraints = !preferred.empty() || !anti_preferred.empty();
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) {
+    return fw::Status::skip();
+  }
+  if (!has_constraints && !world_has_affinity()) return fw::Status::skip();
+  auto& s = state.reuse<AffinityState>(slot());
+  s.score.clear();
+  const std::int64_t hard = args_.hard_pod_affinity_weight;
+  for (const NodeInfo& node : snap.nodes()) {
+    if (node.spec->labels.empty()) continue;
+    for (PodId p : node.pods) {
+      const PodSpec& existing = snap.pod(p);
+      // Without preferred terms of its own, only existing pods with affinity can score.
+      if (!has_constraints && !existing.topology.has_pod_affinity()) continue;
+      // processExistingPod. The incoming pod's preferred terms over the existing pod ...
+      for (const WeightedPodAffinityTerm& w : preferred) {
+        if (term_matches(w.term, pod, existing))
+          add_pair(s.score, w.term.topology_key, node, w.weight);
+      }
+      for (const WeightedPodAffinityTerm& w : anti_preferred) {
+        if (term_matches(w.term, pod, existing)) {
+          add_pair(s.score, w.term.topology_key, node, -w.weight);
+        }
+      }
+      // ... and the existing pod's terms over the incoming pod: required affinity at
+      // hardPodAffinityWeight, preferred affinity and anti-affinity at their weights.
+      if (hard > 0) {
+        for (const PodAffinityTerm& t : existing.topology.affinity.required) {
+          if (term_matches(t, existing, pod)) add_pair(s.score, t.topology_key, node, hard);
+        }
+      }
+      for (const WeightedPodAffinityTerm& w : existing.topology.affinity.preferred) {
+        if (term_matches(w.term, existing, pod)) {
+          add_pair(s.score, w.term.topology_key, node, w.weight);
+        }
+      }
+      for (const WeightedPodAffinityTerm& w : existing.topology.anti_affinity.preferred) {
+        if (term_matches(w.term, existing, pod)) {
+          add_pair(s.score, w.term.topology_key, node, -w.weight);
+        }
+      }
+    }
+  }
+  if (s.score.empty()) return fw::Status::skip();
+  return fw::Status::success();
+}
+
+std::int64_t InterPodAffinity::score(const fw::CycleState& state, const PodSpec& /*pod*/,
+                                     const NodeInfo& node) const {
+  const auto* s = state.read<AffinityState>(slot());
+  std::int64_t total = 0;
+  for (const auto& [k, v] : node.spec->labels.items()) {
+    auto it = s->score.find(pair_key(k, v));
+    if (it != s->score.end()) total += it->second;
+  }
+  return total;
+}
+
+void InterPodAffinity::normalize(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
+                                 std::span<std::int64_t> scores) const {
+  std::int64_t min = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max = std::numeric_limits<std::int64_t>::min();
+  for (std::int64_t v : scores) {
+    min = std::min(min, v);
+    max = std::max(max, v);
+  }
+  const std::int64_t diff = max - min;
+  for (std::int64_t& v : scores) {
+    // MaxNodeScore x (score - min) / (max - min), truncated; all equal: 0.
+    double f = 0;
+    if (diff > 0) {
+      f = static_cast<double>(fw::kMaxNodeScore) *
+          (static_cast<double>(v - min) / static_cast<double>(diff));
+    }
+    v = static_cast<std::int64_t>(f);
+  }
+}
+
+}  // namespace capsim::plugins
