@@ -74,7 +74,7 @@ struct PodSpec {
   LabelSet node_selector;
   NodeAffinity affinity;
   std::vector<Toleration> tolerations;
-  PodTopologyRules topology;  // spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp)
+  PodTopologyRules pod_rules;  // spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp)
 
   SimTime arrival = 0;
   SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)

@@ -475,14 +475,14 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     const FieldWarning warn = [&ctx](const YamlNode& at, const std::string& message) {
       ctx.warn(at, message);
     };
-    if (auto pa = ar.opt("podAffinity")) p.topology.affinity = parse_pod_affinity(*pa, b, warn);
+    if (auto pa = ar.opt("podAffinity")) p.pod_rules.affinity = parse_pod_affinity(*pa, b, warn);
     if (auto paa = ar.opt("podAntiAffinity")) {
-      p.topology.anti_affinity = parse_pod_affinity(*paa, b, warn);
+      p.pod_rules.anti_affinity = parse_pod_affinity(*paa, b, warn);
     }
     ar.finish();
   }
   if (auto tsc = spec.opt("topologySpreadConstraints")) {
-    p.topology.spread = parse_topology_spread_constraints(*tsc, b);
+    p.pod_rules.spread = parse_topology_spread_constraints(*tsc, b);
   }
   if (auto t = spec.opt("tolerations")) p.tolerations = parse_tolerations(*t, b);
   warn_present(spec, kWarnedPodSpec, ctx);
@@ -1216,7 +1216,7 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   check_selector(*selector, t.pod.labels, b);
   // What the default spread constraints select (upstream's helper.DefaultSelector: the
   // ReplicaSet's or StatefulSet's selector).
-  t.pod.topology.owner_selector = parse_label_selector(*selector, b);
+  t.pod.pod_rules.owner_selector = parse_label_selector(*selector, b);
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }

@@ -97,7 +97,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -107,7 +107,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan3", "value3"}}}, "region")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -118,7 +118,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
     auto t = term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "");
     t.namespaces = {s.b.tw.sym("DiffNameSpace")};
-    spec(s.b, p).topology.affinity.required = {t};
+    spec(s.b, p).pod_rules.affinity.required = {t};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNever);
     CHECK(v.reason == kAffinityReason);
@@ -129,7 +129,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "")};
     CHECK(s.run(p, {e}).code == kNever);
   }
@@ -139,7 +139,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"),
         term(s.b, {{"service", kIn, {"securityscan"}}, {"service", kNotIn, {"WrongValue"}}},
              "region")};
@@ -151,7 +151,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"),
         term(s.b, {{"service", kIn, {"securityscan2"}}, {"service", kNotIn, {"WrongValue"}}},
              "region")};
@@ -162,12 +162,12 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).topology.anti_affinity.required = {
+    spec(s.b, e).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).topology.anti_affinity.required = {
+    spec(s.b, p).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -177,9 +177,9 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).topology.anti_affinity.required = {
+    spec(s.b, p).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
@@ -190,12 +190,12 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "symmetry with the existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).topology.anti_affinity.required = {
+    spec(s.b, e).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).topology.anti_affinity.required = {
+    spec(s.b, p).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
@@ -206,7 +206,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     // the pod does not match its own NotIn term: unresolvable.
     SingleNode s;
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).topology.affinity.required = {
+    spec(s.b, p).pod_rules.affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan", "value2"}}}, "region")};
     CHECK(s.run(p, {}).code == kNever);
   }
@@ -216,7 +216,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).topology.anti_affinity.required = {
+    spec(s.b, e).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
     const fw::PluginVerdict v = s.run(p, {e});
@@ -228,7 +228,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "AntiAffinity constraints. satisfy PodAntiAffinity symmetry with the existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).topology.anti_affinity.required = {
+    spec(s.b, e).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
     CHECK(s.run(p, {e}).code == fw::Code::kSkip);
@@ -238,9 +238,10 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "symmetry with incoming pod") {
     SingleNode s;
     const PodId e = s.existing("e", "security", "S1");
-    spec(s.b, e).topology.anti_affinity.required = {term(s.b, {{"security", kExists, {}}}, "zone")};
+    spec(s.b, e).pod_rules.anti_affinity.required = {
+        term(s.b, {{"security", kExists, {}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).topology.anti_affinity.required = {
+    spec(s.b, p).pod_rules.anti_affinity.required = {
         term(s.b, {{"service", kExists, {}}}, "region"),
         term(s.b, {{"security", kExists, {}}}, "region")};
     const fw::PluginVerdict v = s.run(p, {e});
@@ -252,10 +253,12 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "other on AffinityTerms") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).topology.anti_affinity.required = {term(s.b, {{"service", kExists, {}}}, "zone"),
-                                                    term(s.b, {{"security", kExists, {}}}, "zone")};
+    spec(s.b, e).pod_rules.anti_affinity.required = {
+        term(s.b, {{"service", kExists, {}}}, "zone"),
+        term(s.b, {{"security", kExists, {}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).topology.anti_affinity.required = {term(s.b, {{"security", kExists, {}}}, "zone")};
+    spec(s.b, p).pod_rules.anti_affinity.required = {
+        term(s.b, {{"security", kExists, {}}}, "zone")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
     CHECK(v.reason == kExistingReason);
@@ -275,16 +278,17 @@ TEST_CASE("InterPodAffinity matches namespaces by list and by the metadata.name 
   // Anti-affinity to trainers of namespace ml: the pod in ml on node1 rejects it; with the
   // selector naming another namespace it does not.
   SUBCASE("selected namespace") {
-    spec(s.b, p).topology.anti_affinity.required = {t};
+    spec(s.b, p).pod_rules.anti_affinity.required = {t};
     CHECK(s.run(p, {e}).code == kNo);
   }
   SUBCASE("other namespace") {
     t.namespace_selector.requirements[0].values = {s.b.tw.sym("prod")};
-    spec(s.b, p).topology.anti_affinity.required = {t};
+    spec(s.b, p).pod_rules.anti_affinity.required = {t};
     CHECK(s.run(p, {e}).code == kOk);
   }
   SUBCASE("own namespace by default") {
-    spec(s.b, p).topology.anti_affinity.required = {term(s.b, {{"app", kIn, {"trainer"}}}, "zone")};
+    spec(s.b, p).pod_rules.anti_affinity.required = {
+        term(s.b, {{"app", kIn, {"trainer"}}}, "zone")};
     CHECK(s.run(p, {e}).code == kOk);  // e is in ml, p in default
   }
 }
@@ -293,7 +297,7 @@ TEST_CASE("InterPodAffinity lets the first pod of a self-affine group schedule")
   // satisfyPodAffinity: no pod matches anywhere and the pod matches its own term.
   SingleNode s;
   const PodId p = s.b.tw.pod("p").label("job", "train").add();
-  spec(s.b, p).topology.affinity.required = {term(s.b, {{"job", kIn, {"train"}}}, "zone")};
+  spec(s.b, p).pod_rules.affinity.required = {term(s.b, {{"job", kIn, {"train"}}}, "zone")};
   CHECK(s.run(p, {}).code == kOk);
 }
 
@@ -316,9 +320,9 @@ struct Preferred {
   }
   // stayWithS1InRegionAwayFromS2InAz
   void stay_s1_away_s2(PodId p) {
-    spec(b, p).topology.affinity.preferred = {
+    spec(b, p).pod_rules.affinity.preferred = {
         weighted(8, term(b, {{"security", kIn, {"S1"}}}, "region"))};
-    spec(b, p).topology.anti_affinity.preferred = {s2_az()};
+    spec(b, p).pod_rules.anti_affinity.preferred = {s2_az()};
   }
   NodeId node(const std::string& name, const std::vector<std::pair<std::string, std::string>>& ls) {
     auto nb = b.tw.node(name);
@@ -373,7 +377,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", "S1");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).topology.affinity.preferred = {t.s1_region()};
+    spec(t.b, p).pod_rules.affinity.preferred = {t.s1_region()};
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}}) == std::vector<std::int64_t>{100, 0, 0});
   }
   SUBCASE(
@@ -385,7 +389,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     t.node("node3", kIndia);
     const PodId a = t.pod("a", "S1");
     const PodId p = t.pod("p", "");
-    spec(t.b, p).topology.affinity.preferred = {t.s1_region()};
+    spec(t.b, p).pod_rules.affinity.preferred = {t.s1_region()};
     CHECK(t.scores(p, {{a, n1}}) == std::vector<std::int64_t>{100, 100, 0});
   }
   SUBCASE(
@@ -400,7 +404,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     for (NodeId n : {n1, n1, n2, n3, n4, n5})
       on.emplace_back(t.pod("e" + std::to_string(on.size()), "S2"), n);
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).topology.affinity.preferred = {t.s2_region()};
+    spec(t.b, p).pod_rules.affinity.preferred = {t.s2_region()};
     CHECK(t.scores(p, on) == std::vector<std::int64_t>{100, 0, 100, 100, 0});
   }
   SUBCASE(
@@ -412,7 +416,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", "S1");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).topology.affinity.preferred = {
+    spec(t.b, p).pod_rules.affinity.preferred = {
         weighted(8, term(t.b, {{"security", kNotIn, {"S1"}}, {"security", kIn, {"S2"}}}, "region")),
         weighted(2, term(t.b, {{"security", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"))};
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}}) == std::vector<std::int64_t>{20, 100, 0});
@@ -424,8 +428,8 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kChina), n2 = t.node("node2", kIndia);
     t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
-    spec(t.b, a).topology.affinity.preferred = {t.s1_region()};
-    spec(t.b, c).topology.affinity.preferred = {t.s2_region()};
+    spec(t.b, a).pod_rules.affinity.preferred = {t.s1_region()};
+    spec(t.b, c).pod_rules.affinity.preferred = {t.s2_region()};
     const PodId p = t.pod("p", "S2");
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100, 0});
   }
@@ -439,7 +443,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
     for (PodId e : {a, c}) {
-      spec(t.b, e).topology.affinity.required = {
+      spec(t.b, e).pod_rules.affinity.required = {
           term(t.b, {{"security", kIn, {"S1", "value2"}}}, "region"),
           term(t.b, {{"security", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region")};
     }
@@ -451,7 +455,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
       const NodeId m1 = u.node("node1", kChina);
       u.node("node2", kIndia);
       const PodId x = u.pod("a", "S1");
-      spec(u.b, x).topology.affinity.required = {term(u.b, {{"security", kIn, {"S1"}}}, "region")};
+      spec(u.b, x).pod_rules.affinity.required = {term(u.b, {{"security", kIn, {"S1"}}}, "region")};
       const PodId q = u.pod("p", "S1");
       u.b.start(single_plugin_profile(kIpa, "{hardPodAffinityWeight: 0}", false));
       u.b.place(x, m1);
@@ -464,7 +468,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kChina);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).topology.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, p).pod_rules.anti_affinity.preferred = {t.s1_az()};
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
   SUBCASE(
@@ -474,7 +478,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kIndia);
     const PodId a = t.pod("a", "S1"), a2 = t.pod("a2", "S1"), c = t.pod("c", "S2");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).topology.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, p).pod_rules.anti_affinity.preferred = {t.s1_az()};
     CHECK(t.scores(p, {{a, n1}, {a2, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
   SUBCASE(
@@ -483,8 +487,8 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     Preferred t;
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kAz2);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
-    spec(t.b, a).topology.anti_affinity.preferred = {t.s2_az()};
-    spec(t.b, c).topology.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, a).pod_rules.anti_affinity.preferred = {t.s2_az()};
+    spec(t.b, c).pod_rules.anti_affinity.preferred = {t.s1_az()};
     const PodId p = t.pod("p", "S2");
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
@@ -513,7 +517,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kIndia), n4 = t.node("node4", kAz2);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", ""), f = t.pod("f", "");
     t.stay_s1_away_s2(d);
-    spec(t.b, f).topology.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, f).pod_rules.anti_affinity.preferred = {t.s1_az()};
     const PodId p = t.pod("p", "S1");
     t.stay_s1_away_s2(p);
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}, {f, n4}}) ==
