@@ -107,7 +107,7 @@ struct World {
   std::vector<WorkloadGroupSpec> workload_groups;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
   std::vector<DisruptionBudgetSpec> disruption_budgets;  // policy/v1 PodDisruptionBudgets
-  ClusterTopology topology;      // levels above the node (sim/topology.hpp); empty: off
+  ClusterTopology topology;  // levels above the node (sim/topology.hpp); empty: off
 
   Sym empty_sym() { return strings.intern(""); }
 };
