@@ -42,7 +42,9 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       maintenance_on_(config_.maintenance.enabled()),
       maintenance_(config_.maintenance),
       budgets_(world),
-      topology_(world) {}
+      topology_(world) {
+  if (observers_.cycles != nullptr) scheduler_.set_observer(observers_.cycles, &engine_);
+}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});

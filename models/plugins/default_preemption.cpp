@@ -62,51 +62,59 @@ std::optional<DefaultPreemption::Candidate> DefaultPreemption::select_victims_on
   return c;
 }
 
+namespace {
+
+// What pickOneNodeForPreemption compares, per candidate (PDB violations: capsim models no
+// PodDisruptionBudget, so every candidate has 0 and criterion 1 always ties).
+struct Key {
+  std::int32_t highest = 0;
+  std::int64_t sum = 0;
+  std::size_t count = 0;
+  SimTime earliest_start_of_highest = 0;
+};
+
+Key key_of(const DefaultPreemption::Candidate& c, const fw::Snapshot& snap) {
+  Key k;
+  k.highest = std::numeric_limits<std::int32_t>::min();
+  for (PodId v : c.victims)
+    k.highest = std::max(k.highest, snap.pod(v).priority);
+  for (PodId v : c.victims) {
+    // int64(priority) + int64(MaxInt32 + 1), so that negative priorities still sum upward.
+    k.sum += std::int64_t{snap.pod(v).priority} + (std::int64_t{1} << 31);
+  }
+  k.count = c.victims.size();
+  k.earliest_start_of_highest = std::numeric_limits<SimTime>::max();
+  for (PodId v : c.victims) {
+    if (snap.pod(v).priority == k.highest) {
+      k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, snap.state(v).start);
+    }
+  }
+  return k;
+}
+
+// The first criterion, in pick_one's order, on which `a` is better (negative) or worse
+// (positive) than `b`, with its name; 0 and "order" when they tie on all.
+std::pair<int, std::string_view> compare(const Key& a, const Key& b) {
+  if (a.highest != b.highest) return {a.highest < b.highest ? -1 : 1, "highest_priority"};
+  if (a.sum != b.sum) return {a.sum < b.sum ? -1 : 1, "priority_sum"};
+  if (a.count != b.count) return {a.count < b.count ? -1 : 1, "victims"};
+  if (a.earliest_start_of_highest != b.earliest_start_of_highest) {
+    return {a.earliest_start_of_highest > b.earliest_start_of_highest ? -1 : 1, "start_time"};
+  }
+  return {0, "order"};
+}
+
+}  // namespace
+
 std::size_t DefaultPreemption::pick_one(const std::vector<Candidate>& candidates,
                                         const fw::Snapshot& snap) const {
-  struct Key {
-    std::int32_t highest = 0;
-    std::int64_t sum = 0;
-    std::size_t count = 0;
-    SimTime earliest_start_of_highest = 0;
-  };
   std::vector<Key> keys;
   keys.reserve(candidates.size());
-  for (const auto& c : candidates) {
-    Key k;
-    k.highest = std::numeric_limits<std::int32_t>::min();
-    for (PodId v : c.victims)
-      k.highest = std::max(k.highest, snap.pod(v).priority);
-    for (PodId v : c.victims) {
-      // int64(priority) + int64(MaxInt32 + 1), so that negative priorities still sum upward.
-      k.sum += std::int64_t{snap.pod(v).priority} + (std::int64_t{1} << 31);
-    }
-    k.count = c.victims.size();
-    k.earliest_start_of_highest = std::numeric_limits<SimTime>::max();
-    for (PodId v : c.victims) {
-      if (snap.pod(v).priority == k.highest) {
-        k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, snap.state(v).start);
-      }
-    }
-    keys.push_back(k);
-  }
+  for (const auto& c : candidates)
+    keys.push_back(key_of(c, snap));
   std::size_t best = 0;
   for (std::size_t i = 1; i < keys.size(); ++i) {
-    const Key& a = keys[i];
-    const Key& b = keys[best];
-    if (a.highest != b.highest) {
-      if (a.highest < b.highest) best = i;
-      continue;
-    }
-    if (a.sum != b.sum) {
-      if (a.sum < b.sum) best = i;
-      continue;
-    }
-    if (a.count != b.count) {
-      if (a.count < b.count) best = i;
-      continue;
-    }
-    if (a.earliest_start_of_highest > b.earliest_start_of_highest) best = i;
+    if (compare(keys[i], keys[best]).first < 0) best = i;
   }
   return best;
 }
@@ -164,6 +172,21 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
     return result;
   }
   const std::size_t pick = pick_one(candidates, snap);
+  if (state.explain()) {
+    // What an explained cycle reports: every candidate and where each other one lost.
+    const Key chosen = key_of(candidates[pick], snap);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Key k = key_of(candidates[i], snap);
+      fw::PreemptionCandidate& out = result.candidates.emplace_back();
+      out.node = candidates[i].node;
+      out.victims = candidates[i].victims;
+      out.highest_priority = k.highest;
+      out.priority_sum = k.sum;
+      out.earliest_start_of_highest = k.earliest_start_of_highest;
+      if (i != pick) out.lost_on = compare(k, chosen).second;
+    }
+    result.chosen = static_cast<std::int32_t>(pick);
+  }
   result.status = fw::Status::success();
   result.nominated_node = candidates[pick].node;
   result.victims = std::move(candidates[pick].victims);
