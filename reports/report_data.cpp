@@ -201,6 +201,67 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
         d.queues.back().waits.push_back(st.column_double(1));
       }
     }
+    const bool has_pending_reason = [&] {
+      Statement st = db.prepare(
+          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pending_reason'");
+      return st.step() && st.column_int64(0) > 0;
+    }();
+    if (has_pending_reason) {
+      // The recorded counts: one row per (failed attempt, plugin, reason).
+      d.reasons_from_attempts = true;
+      {
+        Statement st = db.prepare(
+            "SELECT count(*) FROM (SELECT DISTINCT pod, attempt FROM pending_reason "
+            "WHERE run_id = ?1)");
+        st.bind_int64(1, *run_id);
+        if (st.step()) d.failed_attempts = st.column_int64(0);
+      }
+      Statement st = db.prepare(
+          "SELECT plugin, reason, count(*), count(DISTINCT pod), avg(nodes) FROM pending_reason "
+          "WHERE run_id = ?1 GROUP BY plugin, reason");
+      st.bind_int64(1, *run_id);
+      while (st.step()) {
+        PendingReason r;
+        r.reason = st.column_text(1) + " (" + st.column_text(0) + ")";
+        r.events = st.column_int64(2);
+        r.pods = st.column_int64(3);
+        r.nodes_per_event = st.column_double(4);
+        d.reasons.push_back(std::move(r));
+      }
+      std::sort(d.reasons.begin(), d.reasons.end(),
+                [](const PendingReason& a, const PendingReason& b) {
+                  return a.events != b.events ? a.events > b.events : a.reason < b.reason;
+                });
+      // By queue and plugin: an attempt counts once per plugin however many reasons it gave.
+      const double span = std::max(d.run.sim_seconds, 1e-9);
+      Statement by_queue = db.prepare(
+          "SELECT coalesce(p.queue, ''), r.plugin, r.pod, r.time_s FROM "
+          "(SELECT DISTINCT pod, attempt, plugin, time_s FROM pending_reason WHERE run_id = ?1) r "
+          "LEFT JOIN pod p ON p.run_id = ?1 AND p.pod = r.pod "
+          "ORDER BY 1, 2");
+      by_queue.bind_int64(1, *run_id);
+      std::map<std::pair<std::string, std::string>, std::pair<QueueBlocker, std::set<std::string>>>
+          acc;
+      while (by_queue.step()) {
+        auto& [b, pods] = acc[{by_queue.column_text(0), by_queue.column_text(1)}];
+        b.queue = by_queue.column_text(0);
+        b.plugin = by_queue.column_text(1);
+        ++b.attempts;
+        pods.insert(by_queue.column_text(2));
+        const auto q =
+            static_cast<std::size_t>(std::clamp(by_queue.column_double(3) / span * 4.0, 0.0, 3.0));
+        ++b.by_quarter[q];
+      }
+      for (auto& [key, v] : acc) {
+        v.first.pods = static_cast<std::int64_t>(v.second.size());
+        d.blockers.push_back(std::move(v.first));
+      }
+      std::stable_sort(d.blockers.begin(), d.blockers.end(),
+                       [](const QueueBlocker& a, const QueueBlocker& b) {
+                         if (a.queue != b.queue) return a.queue < b.queue;
+                         return a.attempts > b.attempts;
+                       });
+    }
     {
       Statement st = db.prepare(
           "SELECT coalesce(pod, ''), coalesce(detail, '') FROM event "
@@ -214,6 +275,7 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       std::map<std::string, Tally> tally;
       while (st.step()) {
         ++d.pending_events;
+        if (has_pending_reason) continue;  // the reasons come from the recorded counts
         const std::string pod = st.column_text(0);
         for (auto& [reason, nodes] : split_pending_reasons(st.column_text(1))) {
           Tally& t = tally[reason];
