@@ -147,7 +147,7 @@ TEST_CASE(
                      "explained cycles; re-run the scenario with capsim run --explain high") !=
         std::string::npos);
   // Other commands still read it.
-  CHECK(testing::run_capsim("report '" + db + "' -q --html '" + dir.file("r.html") + "'", dir)
+  CHECK(testing::run_capsim("report '" + db + "' -q -o '" + dir.file("r.html") + "'", dir)
             .exit_code == 0);
 }
 
