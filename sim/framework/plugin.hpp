@@ -14,6 +14,7 @@
 #include "sim/cluster.hpp"
 #include "sim/framework/cycle_state.hpp"
 #include "sim/framework/status.hpp"
+#include "sim/random.hpp"
 
 namespace capsim::fw {
 
@@ -52,6 +53,10 @@ class Plugin {
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
   virtual EventMask events_to_register() const { return kAllEvents; }
+  // The plugin's random stream, if it draws from one: an explained cycle evaluates its pod a
+  // second time (evaluate_pod), and the Framework rewinds these streams around that evaluation
+  // so it draws what the cycle drew and the run's later draws stay as without --explain.
+  virtual RandomStream* random_stream() { return nullptr; }
   // The plugin's CycleState slot, assigned by the Framework.
   void set_slot(std::size_t slot) { slot_ = slot; }
   std::size_t slot() const { return slot_; }

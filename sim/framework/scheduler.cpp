@@ -67,6 +67,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
           any = true;
         }
         scratch_node_.add_requests(os);
+        scratch_node_.pods.push_back(other);  // upstream's AddPod: the pod counting plugins see it
       }
       if (any) return fw_->run_filters(state_, spec, scratch_node_);
     }
@@ -107,6 +108,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
 ScheduleResult Scheduler::observed_cycle(PodId pod) {
   const bool explain = observer_->explains_any() && observer_->explains(cluster_->spec(pod));
   const std::size_t start_index = next_start_node_index_;
+  if (explain) random_before_ = fw_->save_random_streams();
   state_.set_explain(explain);
   candidates_.clear();
   chosen_candidate_ = -1;
@@ -150,9 +152,14 @@ ScheduleResult Scheduler::observed_cycle(PodId pod) {
   report.post_filter_ran = post_filter_ran_;
   PodEvaluation evaluation;
   if (explain) {
-    // The cycle changed nothing in the cluster: the evaluation sees what the cycle saw.
+    // The cycle changed nothing in the cluster: the evaluation sees what the cycle saw, and its
+    // plugins draw what the cycle's drew (RandomScore), after which the streams are put back
+    // where the cycle left them.
+    const std::vector<RandomStream> after = fw_->save_random_streams();
+    fw_->restore_random_streams(random_before_);
     evaluation =
         evaluate_pod(*fw_, *cluster_, *reasons_, pod, EvaluationContext{&nomination_, start_index});
+    fw_->restore_random_streams(after);
     report.evaluation = &evaluation;
     report.candidates = &candidates_;
     report.chosen_candidate = chosen_candidate_;

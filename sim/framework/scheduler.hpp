@@ -72,6 +72,8 @@ class CycleObserver {
   virtual bool explains_any() const = 0;
   // After every unschedulable cycle, and after every explained cycle.
   virtual void on_cycle(const CycleReport& report) = 0;
+  // After the run's last event, before the recorder closes the run.
+  virtual void finish() {}
 };
 
 // kube-scheduler's numFeasibleNodesToFind: all nodes below 100; otherwise
@@ -141,6 +143,7 @@ class Scheduler {
   std::vector<PreemptionCandidate> candidates_;  // explained cycles: PostFilter's candidates
   std::int32_t chosen_candidate_ = -1;
   std::vector<ReasonCount> reason_counts_;
+  std::vector<RandomStream> random_before_;  // explained cycles: the plugins' streams before it
 };
 
 }  // namespace capsim::fw
