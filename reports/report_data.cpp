@@ -207,17 +207,19 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       return st.step() && st.column_int64(0) > 0;
     }();
     if (has_pending_reason) {
-      // The recorded counts: one row per (failed attempt, plugin, reason).
+      // The recorded counts: one row per (run of identical failed attempts, plugin, reason),
+      // standing for `attempts` attempts.
       d.reasons_from_attempts = true;
       {
         Statement st = db.prepare(
-            "SELECT count(*) FROM (SELECT DISTINCT pod, attempt FROM pending_reason "
-            "WHERE run_id = ?1)");
+            "SELECT coalesce(sum(attempts), 0) FROM (SELECT DISTINCT pod, attempt, attempts "
+            "FROM pending_reason WHERE run_id = ?1)");
         st.bind_int64(1, *run_id);
         if (st.step()) d.failed_attempts = st.column_int64(0);
       }
       Statement st = db.prepare(
-          "SELECT plugin, reason, count(*), count(DISTINCT pod), avg(nodes) FROM pending_reason "
+          "SELECT plugin, reason, sum(attempts), count(DISTINCT pod), "
+          "sum(nodes * attempts) * 1.0 / sum(attempts) FROM pending_reason "
           "WHERE run_id = ?1 GROUP BY plugin, reason");
       st.bind_int64(1, *run_id);
       while (st.step()) {
@@ -232,11 +234,13 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
                 [](const PendingReason& a, const PendingReason& b) {
                   return a.events != b.events ? a.events > b.events : a.reason < b.reason;
                 });
-      // By queue and plugin: an attempt counts once per plugin however many reasons it gave.
+      // By queue and plugin: an attempt counts once per plugin however many reasons it gave. A
+      // row's attempts are spread evenly over its first to last attempt's time for the quarters.
       const double span = std::max(d.run.sim_seconds, 1e-9);
       Statement by_queue = db.prepare(
-          "SELECT coalesce(p.queue, ''), r.plugin, r.pod, r.time_s FROM "
-          "(SELECT DISTINCT pod, attempt, plugin, time_s FROM pending_reason WHERE run_id = ?1) r "
+          "SELECT coalesce(p.queue, ''), r.plugin, r.pod, r.time_s, r.last_time_s, r.attempts "
+          "FROM (SELECT DISTINCT pod, attempt, attempts, plugin, time_s, last_time_s "
+          "FROM pending_reason WHERE run_id = ?1) r "
           "LEFT JOIN pod p ON p.run_id = ?1 AND p.pod = r.pod "
           "ORDER BY 1, 2");
       by_queue.bind_int64(1, *run_id);
@@ -246,11 +250,16 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
         auto& [b, pods] = acc[{by_queue.column_text(0), by_queue.column_text(1)}];
         b.queue = by_queue.column_text(0);
         b.plugin = by_queue.column_text(1);
-        ++b.attempts;
+        const std::int64_t attempts = by_queue.column_int64(5);
+        b.attempts += attempts;
         pods.insert(by_queue.column_text(2));
-        const auto q =
-            static_cast<std::size_t>(std::clamp(by_queue.column_double(3) / span * 4.0, 0.0, 3.0));
-        ++b.by_quarter[q];
+        const double first = by_queue.column_double(3), last = by_queue.column_double(4);
+        for (std::int64_t k = 0; k < attempts; ++k) {
+          const double t = attempts == 1 ? first
+                                         : first + (last - first) * static_cast<double>(k) /
+                                                       static_cast<double>(attempts - 1);
+          ++b.by_quarter[static_cast<std::size_t>(std::clamp(t / span * 4.0, 0.0, 3.0))];
+        }
       }
       for (auto& [key, v] : acc) {
         v.first.pods = static_cast<std::int64_t>(v.second.size());

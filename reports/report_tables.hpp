@@ -95,6 +95,8 @@ struct PendingReasonRow {
   std::int64_t attempt = 0;
   std::string plugin, reason;
   std::int64_t nodes = 0;
+  std::int64_t attempts = 1;
+  SimTime last_time = 0;
 };
 
 // The explain_* tables (capsim run --explain), one ExplainRecord split by what a row is about.
@@ -146,6 +148,8 @@ inline constexpr Column<PendingReasonRow> kPendingReasonColumns[] = {
     text_column("plugin", "TEXT NOT NULL", &PendingReasonRow::plugin),
     text_column("reason", "TEXT NOT NULL", &PendingReasonRow::reason),
     integer_column("nodes", "INTEGER NOT NULL", &PendingReasonRow::nodes),
+    integer_column("attempts", "INTEGER NOT NULL", &PendingReasonRow::attempts),
+    seconds_column("last_time_s", "REAL NOT NULL", &PendingReasonRow::last_time),
 };
 
 inline constexpr Column<ExplainAttemptRow> kExplainAttemptColumns[] = {

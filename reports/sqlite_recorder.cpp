@@ -409,9 +409,14 @@ void SqliteRecorder::record_charge(const ChargeRecord& c) {
 void SqliteRecorder::record_pending_reason(const PendingReasonRecord& r) {
   CAPSIM_CHECK(state_ == State::kRunning,
                "pending reasons are recorded between begin_run and end_run");
-  PendingReasonRow row{
-      r.time, std::string(pod_name(r.pod)), r.attempt, std::string(r.plugin), std::string(r.reason),
-      r.nodes};
+  PendingReasonRow row{r.time,
+                       std::string(pod_name(r.pod)),
+                       r.attempt,
+                       std::string(r.plugin),
+                       std::string(r.reason),
+                       r.nodes,
+                       r.attempts,
+                       r.last_time};
   guarded("cannot write a pending reason", [&] {
     bind_row<PendingReasonRow>(insert_pending_reason_, run_id_, kPendingReasonColumns, row);
     insert_pending_reason_.execute();

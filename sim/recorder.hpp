@@ -121,16 +121,20 @@ struct ClaimDeviceRecord {
   std::int32_t gpu = -1;  // the node's GPU it stands for; -1 for a device capsim does not model
 };
 
-// In a failed (unschedulable) scheduling cycle, how many nodes one plugin rejected with one
+// In failed (unschedulable) scheduling cycles, how many nodes one plugin rejected with one
 // reason: the counts of upstream's "0/N nodes are available: ..." message (the `pending_reason`
-// table). A PreFilter rejection counts every node.
+// table). A PreFilter rejection counts every node. One record stands for `attempts` consecutive
+// failed cycles of the pod (attempt numbers attempt .. attempt + attempts - 1, from `time` to
+// `last_time`) that all had exactly the same counts, plugin by plugin.
 struct PendingReasonRecord {
   SimTime time = 0;
   PodId pod = kNoPod;
-  std::int32_t attempt = 0;  // PodState::attempts of the cycle
+  std::int32_t attempt = 0;  // PodState::attempts of the first of the cycles
   std::string_view plugin;
   std::string_view reason;
   std::int32_t nodes = 0;
+  std::int32_t attempts = 1;
+  SimTime last_time = 0;
 };
 
 // One explained scheduling cycle (`capsim run --explain`): the cycle's outcome and the pod

@@ -282,6 +282,7 @@ RunResult Simulation::run(RunInfo& info) {
   if (end > engine_.now()) engine_.run_until(end);
   integrate();
   ledger_.finish();  // the open charge stretches, before the recorder closes the run
+  if (observers_.cycles != nullptr) observers_.cycles->finish();  // the open pending reasons
   if (models_.experiment->time_samples()) {
     take_samples();
   } else {

@@ -1,5 +1,7 @@
 #include "sim/framework/cycle_recorder.hpp"
 
+#include <algorithm>
+
 namespace capsim::fw {
 
 bool glob_match(std::string_view pattern, std::string_view text) {
@@ -42,12 +44,44 @@ bool CycleRecorder::explains(const PodSpec& pod) const {
   return false;
 }
 
+void CycleRecorder::write(PodId pod, OpenRun& run) {
+  for (const ReasonCount& c : run.reasons) {
+    recorder_->record_pending_reason(
+        PendingReasonRecord{run.first, pod, run.attempt, fw_->plugin_name(c.plugin),
+                            reasons_->text(c.reason), c.nodes, run.attempts, run.last});
+  }
+  run.attempts = 0;
+  run.reasons.clear();
+}
+
+void CycleRecorder::finish() {
+  for (std::size_t p = 0; p < open_.size(); ++p) {
+    if (open_[p].attempts > 0) write(static_cast<PodId>(p), open_[p]);
+  }
+}
+
 void CycleRecorder::on_cycle(const CycleReport& r) {
   const PodState& state = r.cluster->pod(r.pod);
-  for (const ReasonCount& c : r.reasons) {
-    recorder_->record_pending_reason(PendingReasonRecord{r.time, r.pod, state.attempts,
-                                                         fw_->plugin_name(c.plugin),
-                                                         reasons_->text(c.reason), c.nodes});
+  if (!r.reasons.empty()) {
+    if (open_.size() <= static_cast<std::size_t>(r.pod))
+      open_.resize(static_cast<std::size_t>(r.pod) + 1);
+    OpenRun& run = open_[static_cast<std::size_t>(r.pod)];
+    auto same = [](const ReasonCount& a, const ReasonCount& b) {
+      return a.plugin == b.plugin && a.reason == b.reason && a.nodes == b.nodes;
+    };
+    // Consecutive attempt numbers: no cycle of the pod (a successful one) came between.
+    if (run.attempts > 0 && state.attempts == run.attempt + run.attempts &&
+        std::equal(r.reasons.begin(), r.reasons.end(), run.reasons.begin(), run.reasons.end(),
+                   same)) {
+      ++run.attempts;
+      run.last = r.time;
+    } else {
+      if (run.attempts > 0) write(r.pod, run);
+      run.first = run.last = r.time;
+      run.attempt = state.attempts;
+      run.attempts = 1;
+      run.reasons.assign(r.reasons.begin(), r.reasons.end());
+    }
   }
   if (r.evaluation == nullptr) return;
   ++explained_;

@@ -3,9 +3,11 @@
 // patterns becomes an ExplainRecord (its outcome, the exhaustive evaluation of the pod on the
 // state the cycle saw, and PostFilter's candidates). Both go to the run's Recorder. The patterns
 // are shell-style globs ('*' any run of characters, '?' one) matched against the pod's name and
-// against namespace/name. Nothing here changes the run, with one exception documented in
-// docs/cli.md: a plugin that draws random numbers in PreScore (RandomScore) draws again for the
-// evaluation.
+// against namespace/name. Nothing here changes the run (the Scheduler rewinds the plugins'
+// random streams around an explained cycle's evaluation).
+// A pod retried while nothing it depends on changed fails again with the same counts: its
+// consecutive failed cycles with identical counts are held open and written as one record per
+// reason (PendingReasonRecord::attempts), when a cycle differs or at finish().
 #pragma once
 
 #include <string>
@@ -28,6 +30,7 @@ class CycleRecorder final : public CycleObserver {
   bool explains_any() const override { return !patterns_.empty(); }
   bool explains(const PodSpec& pod) const override;
   void on_cycle(const CycleReport& report) override;
+  void finish() override;
 
   std::size_t explained_cycles() const { return explained_; }
 
@@ -38,6 +41,15 @@ class CycleRecorder final : public CycleObserver {
   std::vector<std::string> patterns_;
   std::size_t explained_ = 0;
   ExplainRecord record_;  // reused
+  // Per pod: its run of failed cycles with identical counts not yet written (attempts == 0:
+  // none).
+  struct OpenRun {
+    SimTime first = 0, last = 0;
+    std::int32_t attempt = 0, attempts = 0;
+    std::vector<ReasonCount> reasons;
+  };
+  std::vector<OpenRun> open_;
+  void write(PodId pod, OpenRun& run);
 };
 
 }  // namespace capsim::fw

@@ -184,13 +184,15 @@ CREATE TABLE IF NOT EXISTS local_queue (
 );
 
 CREATE TABLE IF NOT EXISTS pending_reason (
-  run_id  INTEGER NOT NULL REFERENCES run (run_id),
-  time_s  REAL NOT NULL,
-  pod     TEXT NOT NULL,
-  attempt INTEGER NOT NULL,
-  plugin  TEXT NOT NULL,
-  reason  TEXT NOT NULL,
-  nodes   INTEGER NOT NULL
+  run_id      INTEGER NOT NULL REFERENCES run (run_id),
+  time_s      REAL NOT NULL,
+  pod         TEXT NOT NULL,
+  attempt     INTEGER NOT NULL,
+  plugin      TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  nodes       INTEGER NOT NULL,
+  attempts    INTEGER NOT NULL,
+  last_time_s REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pending_reason_by_pod ON pending_reason (run_id, pod);
 

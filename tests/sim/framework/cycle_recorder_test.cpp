@@ -90,6 +90,8 @@ TEST_CASE(
 
   const fw::ScheduleResult r = sched.schedule_one(waits);
   REQUIRE(r.outcome == fw::ScheduleResult::Outcome::kUnschedulable);
+  CHECK(rec.reasons.empty());  // held open until a cycle differs, or the run ends
+  observer.finish();
   CAPTURE(r.message);
   // 0/4 nodes are available: 3 Insufficient cpu, 1 node(s) had untolerated taint {k: v}.
   std::int32_t total = 0;
@@ -122,4 +124,59 @@ TEST_CASE(
   for (const auto& v : e.verdicts)
     filter_rows += v.point == "filter" ? 1u : 0u;
   CHECK(filter_rows == 4 * b.framework->config().filter.size());
+}
+
+TEST_CASE(
+    "consecutive failed cycles with the same counts are one record per reason; a cycle with "
+    "other counts, or a successful cycle between, starts another") {
+  capsim::testing::EvaluationBench b;
+  b.tw.node("a").cpu("2").memory("8Gi").add();
+  b.tw.node("b").cpu("2").memory("8Gi").add();
+  const PodId first = b.tw.pod("first").cpu("2").add();
+  const PodId second = b.tw.pod("second").cpu("2").add();
+  const PodId waits = b.tw.pod("waits").cpu("2").add();
+  b.start("schedulerName: default-scheduler\n");
+  b.place(first, 0);
+  b.place(second, 1);
+  MemoryRecorder rec;
+  fw::CycleRecorder observer(rec, *b.framework, b.reasons, {});
+  NoEvents none;
+  Engine clock(none);
+  fw::Scheduler sched(*b.framework, *b.cluster, b.reasons, RandomStream(1));
+  sched.set_observer(&observer, &clock);
+  auto fails = [&] {
+    ++b.cluster->pod(waits).attempts;  // as the Simulation counts each cycle
+    return sched.schedule_one(waits).outcome == fw::ScheduleResult::Outcome::kUnschedulable;
+  };
+
+  // Attempts 1-3: both nodes full, "2 Insufficient cpu" each time: held open.
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(fails());
+  CHECK(rec.reasons.empty());
+  // Attempt 4 has other counts (node b cordoned): attempts 1-3 are written as one record.
+  b.cluster->set_cordoned(1, true);
+  REQUIRE(fails());
+  REQUIRE(rec.reasons.size() == 1);
+  CHECK(rec.reasons[0].pod == waits);
+  CHECK(rec.reasons[0].attempt == 1);
+  CHECK(rec.reasons[0].attempts == 3);
+  CHECK(rec.reasons[0].nodes == 2);
+  CHECK(rec.reason_texts[0] == "NodeResourcesFit: Insufficient cpu");
+  // Attempt 5 is not reported (as a cycle that bound the pod would not be): attempt 6, with
+  // attempt 4's counts, still starts a new run, and attempt 4 is written alone.
+  ++b.cluster->pod(waits).attempts;
+  REQUIRE(fails());
+  REQUIRE(rec.reasons.size() == 3);  // 1 Insufficient cpu, 1 node(s) were unschedulable
+  for (std::size_t i = 1; i < 3; ++i) {
+    CHECK(rec.reasons[i].attempt == 4);
+    CHECK(rec.reasons[i].attempts == 1);
+    CHECK(rec.reasons[i].nodes == 1);
+  }
+  REQUIRE(fails());  // attempt 7, as attempt 6
+  observer.finish();
+  REQUIRE(rec.reasons.size() == 5);
+  for (std::size_t i = 3; i < 5; ++i) {
+    CHECK(rec.reasons[i].attempt == 6);
+    CHECK(rec.reasons[i].attempts == 2);
+  }
 }
