@@ -63,7 +63,7 @@ class PodTopologySpread final : public fw::Plugin,
     // (upstream's two critical paths), so a Filter on a changed node can recompute the minimum.
     Sym min_domain = kNoSym;
     std::int64_t second_min = 0;
-    double weight = 0;                             // PreScore: log(domains + 2)
+    double weight = 0;  // PreScore: log(domains + 2)
   };
 
  private:
