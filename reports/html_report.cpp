@@ -441,19 +441,29 @@ std::string reasons_section(const ReportData& d) {
     out += "<p class=\"lead\">No pod was ever left pending by the scheduler.</p></section>\n";
     return out;
   }
-  out += fmt::format(
-      "<p class=\"lead\">The scheduler's reasons in the run's {} <code>pending</code> events, "
-      "most frequent first (an event names every reason some node gave).</p>",
-      d.pending_events);
+  const std::string_view unit = d.reasons_from_attempts ? "attempts" : "events";
+  if (d.reasons_from_attempts) {
+    out += fmt::format(
+        "<p class=\"lead\">The reasons the scheduler recorded in the run's {} failed scheduling "
+        "attempts (the <code>pending_reason</code> table), most frequent first, with the plugin "
+        "that gave each; an attempt counts under every reason some node gave.</p>",
+        d.failed_attempts);
+  } else {
+    out += fmt::format(
+        "<p class=\"lead\">The scheduler's reasons in the run's {} <code>pending</code> events, "
+        "most frequent first (an event names every reason some node gave).</p>",
+        d.pending_events);
+  }
   const std::size_t n = std::min<std::size_t>(d.reasons.size(), 10);
   std::vector<svg::Bar> bars;
   for (std::size_t i = 0; i < n; ++i) {
     bars.push_back({d.reasons[i].reason, static_cast<double>(d.reasons[i].events),
-                    fmt::format("{} events", d.reasons[i].events), svg::kVermillion});
+                    fmt::format("{} {}", d.reasons[i].events, unit), svg::kVermillion});
   }
   out += svg::bar_chart("Most frequent pending reasons", bars, 1160, 420);
-  out +=
-      R"(<table style="margin-top:10px"><tr><th>reason</th><th class="n">events</th><th class="n">pods</th><th class="n">nodes giving it, mean</th></tr>)";
+  out += fmt::format(
+      R"(<table style="margin-top:10px"><tr><th>reason</th><th class="n">{}</th><th class="n">pods</th><th class="n">nodes giving it, mean</th></tr>)",
+      unit);
   for (std::size_t i = 0; i < n; ++i) {
     const PendingReason& r = d.reasons[i];
     out += fmt::format(
@@ -464,6 +474,28 @@ std::string reasons_section(const ReportData& d) {
   if (d.reasons.size() > n) {
     out += fmt::format(R"(<p class="note">{} less frequent reasons are not shown.</p>)",
                        d.reasons.size() - n);
+  }
+  if (!d.blockers.empty()) {
+    // One small table per queue: which plugins blocked its pods, and in which quarter of the run.
+    out +=
+        "<h3>By queue</h3><p class=\"note\">Per queue (the pod's Kueue queue), the plugins that "
+        "rejected nodes in its pods' failed attempts: an attempt counts once per plugin, and the "
+        "quarters split the simulated time in four.</p>";
+    std::size_t i = 0;
+    while (i < d.blockers.size()) {
+      const std::string& queue = d.blockers[i].queue;
+      out += fmt::format(
+          R"(<table class="blockers" style="margin-top:8px"><tr><th>{}</th><th class="n">attempts</th><th class="n">pods</th><th class="n">1st quarter</th><th class="n">2nd</th><th class="n">3rd</th><th class="n">4th</th></tr>)",
+          queue.empty() ? std::string("pods without a queue") : "queue " + html_escape(queue));
+      for (; i < d.blockers.size() && d.blockers[i].queue == queue; ++i) {
+        const QueueBlocker& b = d.blockers[i];
+        out += fmt::format(
+            R"(<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td></tr>)",
+            html_escape(b.plugin), b.attempts, b.pods, b.by_quarter[0], b.by_quarter[1],
+            b.by_quarter[2], b.by_quarter[3]);
+      }
+      out += "</table>";
+    }
   }
   out += "</section>\n";
   return out;

@@ -201,6 +201,76 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
         d.queues.back().waits.push_back(st.column_double(1));
       }
     }
+    const bool has_pending_reason = [&] {
+      Statement st = db.prepare(
+          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pending_reason'");
+      return st.step() && st.column_int64(0) > 0;
+    }();
+    if (has_pending_reason) {
+      // The recorded counts: one row per (run of identical failed attempts, plugin, reason),
+      // standing for `attempts` attempts.
+      d.reasons_from_attempts = true;
+      {
+        Statement st = db.prepare(
+            "SELECT coalesce(sum(attempts), 0) FROM (SELECT DISTINCT pod, attempt, attempts "
+            "FROM pending_reason WHERE run_id = ?1)");
+        st.bind_int64(1, *run_id);
+        if (st.step()) d.failed_attempts = st.column_int64(0);
+      }
+      Statement st = db.prepare(
+          "SELECT plugin, reason, sum(attempts), count(DISTINCT pod), "
+          "sum(nodes * attempts) * 1.0 / sum(attempts) FROM pending_reason "
+          "WHERE run_id = ?1 GROUP BY plugin, reason");
+      st.bind_int64(1, *run_id);
+      while (st.step()) {
+        PendingReason r;
+        r.reason = st.column_text(1) + " (" + st.column_text(0) + ")";
+        r.events = st.column_int64(2);
+        r.pods = st.column_int64(3);
+        r.nodes_per_event = st.column_double(4);
+        d.reasons.push_back(std::move(r));
+      }
+      std::sort(d.reasons.begin(), d.reasons.end(),
+                [](const PendingReason& a, const PendingReason& b) {
+                  return a.events != b.events ? a.events > b.events : a.reason < b.reason;
+                });
+      // By queue and plugin: an attempt counts once per plugin however many reasons it gave. A
+      // row's attempts are spread evenly over its first to last attempt's time for the quarters.
+      const double span = std::max(d.run.sim_seconds, 1e-9);
+      Statement by_queue = db.prepare(
+          "SELECT coalesce(p.queue, ''), r.plugin, r.pod, r.time_s, r.last_time_s, r.attempts "
+          "FROM (SELECT DISTINCT pod, attempt, attempts, plugin, time_s, last_time_s "
+          "FROM pending_reason WHERE run_id = ?1) r "
+          "LEFT JOIN pod p ON p.run_id = ?1 AND p.pod = r.pod "
+          "ORDER BY 1, 2");
+      by_queue.bind_int64(1, *run_id);
+      std::map<std::pair<std::string, std::string>, std::pair<QueueBlocker, std::set<std::string>>>
+          acc;
+      while (by_queue.step()) {
+        auto& [b, pods] = acc[{by_queue.column_text(0), by_queue.column_text(1)}];
+        b.queue = by_queue.column_text(0);
+        b.plugin = by_queue.column_text(1);
+        const std::int64_t attempts = by_queue.column_int64(5);
+        b.attempts += attempts;
+        pods.insert(by_queue.column_text(2));
+        const double first = by_queue.column_double(3), last = by_queue.column_double(4);
+        for (std::int64_t k = 0; k < attempts; ++k) {
+          const double t = attempts == 1 ? first
+                                         : first + (last - first) * static_cast<double>(k) /
+                                                       static_cast<double>(attempts - 1);
+          ++b.by_quarter[static_cast<std::size_t>(std::clamp(t / span * 4.0, 0.0, 3.0))];
+        }
+      }
+      for (auto& [key, v] : acc) {
+        v.first.pods = static_cast<std::int64_t>(v.second.size());
+        d.blockers.push_back(std::move(v.first));
+      }
+      std::stable_sort(d.blockers.begin(), d.blockers.end(),
+                       [](const QueueBlocker& a, const QueueBlocker& b) {
+                         if (a.queue != b.queue) return a.queue < b.queue;
+                         return a.attempts > b.attempts;
+                       });
+    }
     {
       Statement st = db.prepare(
           "SELECT coalesce(pod, ''), coalesce(detail, '') FROM event "
@@ -214,6 +284,7 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       std::map<std::string, Tally> tally;
       while (st.step()) {
         ++d.pending_events;
+        if (has_pending_reason) continue;  // the reasons come from the recorded counts
         const std::string pod = st.column_text(0);
         for (auto& [reason, nodes] : split_pending_reasons(st.column_text(1))) {
           Tally& t = tally[reason];

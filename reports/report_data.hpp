@@ -4,6 +4,7 @@
 // load_report_data(); the HTML, markdown and Prometheus writers only format it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,16 @@ struct PendingReason {
   double nodes_per_event = 0;  // mean number of nodes that gave this reason
 };
 
+// From the pending_reason table (schema 3): how often one plugin blocked the pods of one queue,
+// counted in failed scheduling attempts ("pod-attempts"), and when in the run.
+struct QueueBlocker {
+  std::string queue;  // the pod table's queue; "" for pods without one
+  std::string plugin;
+  std::int64_t attempts = 0;  // failed attempts in which the plugin rejected some node
+  std::int64_t pods = 0;      // distinct pods
+  std::array<std::int64_t, 4> by_quarter{};  // attempts per quarter of the simulated time
+};
+
 // A Kueue workload's step, from the run's events (runs with Kueue objects): kind is queued,
 // admission-pending, admitted, requeued, deactivated, or "finished" (its pods' last end, from the
 // pod table). Workloads are named as the events name them ("workload W: ...").
@@ -61,6 +72,11 @@ struct ReportData {
   std::vector<QueueWaits> queues;
   std::vector<PendingReason> reasons;  // most frequent first
   std::int64_t pending_events = 0;
+  // Schema 3 files: the reasons above count failed attempts from the pending_reason table (not
+  // pending events), and these break them down by queue; older files: false and empty.
+  bool reasons_from_attempts = false;
+  std::int64_t failed_attempts = 0;
+  std::vector<QueueBlocker> blockers;         // by queue, then most attempts first
   std::vector<QueueSampleRow> queue_samples;  // by time, then queue, flavor, resource
   std::vector<WorkloadStep> workload_steps;   // in event order; empty without queue samples
   // The run's ClusterQueue quotas and LocalQueues (empty in files older than those tables).

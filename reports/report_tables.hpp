@@ -1,5 +1,6 @@
 // The report tables whose rows are sim/recorder.hpp records (`sample`, `pool_sample`,
-// `queue_sample`, and `charge`, a ChargeRecord with its pod and node by name) or the run's Kueue
+// `queue_sample`, `charge`, a ChargeRecord with its pod and node by name, `pending_reason` and
+// the explain_* tables of an ExplainRecord) or the run's Kueue
 // objects (`queue_quota`, `local_queue`), each described once
 // as a list of columns: name, SQL type and the record member the column holds. The CREATE TABLE
 // text (schema.cpp), the INSERT and its binding (sqlite_recorder.cpp) and the SELECT and its parse
@@ -87,7 +88,133 @@ struct LocalQueueRow {
   std::string namespace_, name, cluster_queue;
 };
 
+// One row of the `pending_reason` table: a PendingReasonRecord with its pod named.
+struct PendingReasonRow {
+  SimTime time = 0;
+  std::string pod;
+  std::int64_t attempt = 0;
+  std::string plugin, reason;
+  std::int64_t nodes = 0;
+  std::int64_t attempts = 1;
+  SimTime last_time = 0;
+};
+
+// The explain_* tables (capsim run --explain), one ExplainRecord split by what a row is about.
+// Every row carries (pod, attempt), the attempt's key.
+struct ExplainAttemptRow {
+  std::string pod;
+  std::int64_t attempt = 0;
+  SimTime time = 0;
+  std::string namespace_, profile, tie_break, result, node, message;
+  std::int64_t evaluated_nodes = 0, feasible_nodes = 0;
+  std::string selected_node, error;
+  std::int64_t post_filter = 0;
+};
+struct ExplainFilterRow {  // PreFilter, Filter and PreScore statuses
+  std::string pod;
+  std::int64_t attempt = 0;
+  std::string point, node, plugin, code, reason;
+};
+struct ExplainScoreRow {
+  std::string pod;
+  std::int64_t attempt = 0;
+  std::string node, plugin;
+  std::int64_t raw = 0, normalized = 0, weight = 0, skipped = 0;
+};
+struct ExplainNodeRow {
+  std::string pod;
+  std::int64_t attempt = 0;
+  std::string node;
+  std::int64_t feasible = 0;
+  std::string rejected_by;
+  std::int64_t scored = 0, total = 0;
+};
+struct ExplainCandidateRow {
+  std::string pod;
+  std::int64_t attempt = 0, candidate = 0;
+  std::string node;
+  std::int64_t chosen = 0;
+  std::string victims;  // names, most important first, ", "-separated
+  std::int64_t victim_count = 0, pdb_violations = 0, highest_priority = 0, priority_sum = 0;
+  SimTime earliest_start_of_highest = 0;
+  std::string lost_on;
+};
+
 // clang-format off
+inline constexpr Column<PendingReasonRow> kPendingReasonColumns[] = {
+    seconds_column("time_s", "REAL NOT NULL", &PendingReasonRow::time),
+    text_column("pod", "TEXT NOT NULL", &PendingReasonRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &PendingReasonRow::attempt),
+    text_column("plugin", "TEXT NOT NULL", &PendingReasonRow::plugin),
+    text_column("reason", "TEXT NOT NULL", &PendingReasonRow::reason),
+    integer_column("nodes", "INTEGER NOT NULL", &PendingReasonRow::nodes),
+    integer_column("attempts", "INTEGER NOT NULL", &PendingReasonRow::attempts),
+    seconds_column("last_time_s", "REAL NOT NULL", &PendingReasonRow::last_time),
+};
+
+inline constexpr Column<ExplainAttemptRow> kExplainAttemptColumns[] = {
+    text_column("pod", "TEXT NOT NULL", &ExplainAttemptRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &ExplainAttemptRow::attempt),
+    seconds_column("time_s", "REAL NOT NULL", &ExplainAttemptRow::time),
+    text_column("namespace", "TEXT NOT NULL", &ExplainAttemptRow::namespace_),
+    text_column("profile", "TEXT NOT NULL", &ExplainAttemptRow::profile),
+    text_column("tie_break", "TEXT NOT NULL", &ExplainAttemptRow::tie_break),
+    text_column("result", "TEXT NOT NULL", &ExplainAttemptRow::result),
+    text_column("node", "TEXT", &ExplainAttemptRow::node),
+    text_column("message", "TEXT", &ExplainAttemptRow::message),
+    integer_column("evaluated_nodes", "INTEGER NOT NULL", &ExplainAttemptRow::evaluated_nodes),
+    integer_column("feasible_nodes", "INTEGER NOT NULL", &ExplainAttemptRow::feasible_nodes),
+    text_column("selected_node", "TEXT", &ExplainAttemptRow::selected_node),
+    text_column("error", "TEXT", &ExplainAttemptRow::error),
+    integer_column("post_filter", "INTEGER NOT NULL", &ExplainAttemptRow::post_filter),
+};
+
+inline constexpr Column<ExplainFilterRow> kExplainFilterColumns[] = {
+    text_column("pod", "TEXT NOT NULL", &ExplainFilterRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &ExplainFilterRow::attempt),
+    text_column("point", "TEXT NOT NULL", &ExplainFilterRow::point),
+    text_column("node", "TEXT", &ExplainFilterRow::node),
+    text_column("plugin", "TEXT NOT NULL", &ExplainFilterRow::plugin),
+    text_column("code", "TEXT NOT NULL", &ExplainFilterRow::code),
+    text_column("reason", "TEXT", &ExplainFilterRow::reason),
+};
+
+inline constexpr Column<ExplainScoreRow> kExplainScoreColumns[] = {
+    text_column("pod", "TEXT NOT NULL", &ExplainScoreRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &ExplainScoreRow::attempt),
+    text_column("node", "TEXT NOT NULL", &ExplainScoreRow::node),
+    text_column("plugin", "TEXT NOT NULL", &ExplainScoreRow::plugin),
+    integer_column("raw", "INTEGER NOT NULL", &ExplainScoreRow::raw),
+    integer_column("normalized", "INTEGER NOT NULL", &ExplainScoreRow::normalized),
+    integer_column("weight", "INTEGER NOT NULL", &ExplainScoreRow::weight),
+    integer_column("skipped", "INTEGER NOT NULL", &ExplainScoreRow::skipped),
+};
+
+inline constexpr Column<ExplainNodeRow> kExplainNodeColumns[] = {
+    text_column("pod", "TEXT NOT NULL", &ExplainNodeRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &ExplainNodeRow::attempt),
+    text_column("node", "TEXT NOT NULL", &ExplainNodeRow::node),
+    integer_column("feasible", "INTEGER NOT NULL", &ExplainNodeRow::feasible),
+    text_column("rejected_by", "TEXT", &ExplainNodeRow::rejected_by),
+    integer_column("scored", "INTEGER NOT NULL", &ExplainNodeRow::scored),
+    integer_column("total", "INTEGER NOT NULL", &ExplainNodeRow::total),
+};
+
+inline constexpr Column<ExplainCandidateRow> kExplainCandidateColumns[] = {
+    text_column("pod", "TEXT NOT NULL", &ExplainCandidateRow::pod),
+    integer_column("attempt", "INTEGER NOT NULL", &ExplainCandidateRow::attempt),
+    integer_column("candidate", "INTEGER NOT NULL", &ExplainCandidateRow::candidate),
+    text_column("node", "TEXT NOT NULL", &ExplainCandidateRow::node),
+    integer_column("chosen", "INTEGER NOT NULL", &ExplainCandidateRow::chosen),
+    text_column("victims", "TEXT NOT NULL", &ExplainCandidateRow::victims),
+    integer_column("victim_count", "INTEGER NOT NULL", &ExplainCandidateRow::victim_count),
+    integer_column("pdb_violations", "INTEGER NOT NULL", &ExplainCandidateRow::pdb_violations),
+    integer_column("highest_priority", "INTEGER NOT NULL", &ExplainCandidateRow::highest_priority),
+    integer_column("priority_sum", "INTEGER NOT NULL", &ExplainCandidateRow::priority_sum),
+    seconds_column("earliest_start_s", "REAL NOT NULL", &ExplainCandidateRow::earliest_start_of_highest),
+    text_column("lost_on", "TEXT", &ExplainCandidateRow::lost_on),
+};
+
 inline constexpr Column<SampleRecord> kSampleColumns[] = {
     seconds_column("time_s", "REAL NOT NULL", &SampleRecord::time),
     real_column("gpus_total", "REAL NOT NULL", &SampleRecord::gpus_total),

@@ -128,7 +128,15 @@ std::string make_ddl() {
       "time_s);\n\n";
   ddl += create_table_sql<ChargeRow>("charge", kChargeColumns) + ";\n\n";
   ddl += create_table_sql<QueueQuotaRow>("queue_quota", kQueueQuotaColumns) + ";\n\n";
-  ddl += create_table_sql<LocalQueueRow>("local_queue", kLocalQueueColumns) + ";\n";
+  ddl += create_table_sql<LocalQueueRow>("local_queue", kLocalQueueColumns) + ";\n\n";
+  ddl += create_table_sql<PendingReasonRow>("pending_reason", kPendingReasonColumns) + ";\n";
+  ddl += "CREATE INDEX IF NOT EXISTS pending_reason_by_pod ON pending_reason (run_id, pod);\n\n";
+  ddl += create_table_sql<ExplainAttemptRow>("explain_attempt", kExplainAttemptColumns) + ";\n";
+  ddl += create_table_sql<ExplainFilterRow>("explain_filter", kExplainFilterColumns) + ";\n";
+  ddl += create_table_sql<ExplainScoreRow>("explain_score", kExplainScoreColumns) + ";\n";
+  ddl += create_table_sql<ExplainNodeRow>("explain_node", kExplainNodeColumns) + ";\n";
+  ddl +=
+      create_table_sql<ExplainCandidateRow>("explain_candidate", kExplainCandidateColumns) + ";\n";
   ddl += kDdlTail;
   return ddl;
 }

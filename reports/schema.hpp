@@ -18,7 +18,9 @@ class SqliteDb;
 // 2: the `charge` table (the cost ledger's stretches of constant rate) and the run's Kueue
 // quotas and LocalQueues (`queue_quota`, `local_queue`); version 1 files lack them.
 // 3: the pod table's topology_span and topology_slowdown; version 2 files lack them.
-inline constexpr std::int64_t kSchemaVersion = 3;
+// 4: the `pending_reason` table (every unschedulable cycle's reason counts) and the explain_*
+// tables (`capsim run --explain`); older files lack them.
+inline constexpr std::int64_t kSchemaVersion = 4;
 // Written to SQLite's header (PRAGMA application_id) so `file` and other tools can tell a capsim
 // report from any other SQLite file: the ASCII bytes "CAPS".
 inline constexpr std::int32_t kReportApplicationId = 0x43415053;

@@ -198,6 +198,18 @@ void SqliteRecorder::prepare_statements() {
   insert_queue_sample_ =
       db_.prepare(insert_sql<QueueSampleRecord>("queue_sample", kQueueSampleColumns));
   insert_charge_ = db_.prepare(insert_sql<ChargeRow>("charge", kChargeColumns));
+  insert_pending_reason_ =
+      db_.prepare(insert_sql<PendingReasonRow>("pending_reason", kPendingReasonColumns));
+  insert_explain_attempt_ =
+      db_.prepare(insert_sql<ExplainAttemptRow>("explain_attempt", kExplainAttemptColumns));
+  insert_explain_filter_ =
+      db_.prepare(insert_sql<ExplainFilterRow>("explain_filter", kExplainFilterColumns));
+  insert_explain_score_ =
+      db_.prepare(insert_sql<ExplainScoreRow>("explain_score", kExplainScoreColumns));
+  insert_explain_node_ =
+      db_.prepare(insert_sql<ExplainNodeRow>("explain_node", kExplainNodeColumns));
+  insert_explain_candidate_ =
+      db_.prepare(insert_sql<ExplainCandidateRow>("explain_candidate", kExplainCandidateColumns));
 }
 
 void SqliteRecorder::finalize_statements() noexcept {
@@ -206,6 +218,12 @@ void SqliteRecorder::finalize_statements() noexcept {
   insert_pool_sample_.finalize();
   insert_queue_sample_.finalize();
   insert_charge_.finalize();
+  insert_pending_reason_.finalize();
+  insert_explain_attempt_.finalize();
+  insert_explain_filter_.finalize();
+  insert_explain_score_.finalize();
+  insert_explain_node_.finalize();
+  insert_explain_candidate_.finalize();
 }
 
 std::string_view SqliteRecorder::pod_name(PodId pod) const {
@@ -385,6 +403,88 @@ void SqliteRecorder::record_charge(const ChargeRecord& c) {
     bind_row<ChargeRow>(insert_charge_, run_id_, kChargeColumns, row);
     insert_charge_.execute();
     row_written();
+  });
+}
+
+void SqliteRecorder::record_pending_reason(const PendingReasonRecord& r) {
+  CAPSIM_CHECK(state_ == State::kRunning,
+               "pending reasons are recorded between begin_run and end_run");
+  PendingReasonRow row{r.time,
+                       std::string(pod_name(r.pod)),
+                       r.attempt,
+                       std::string(r.plugin),
+                       std::string(r.reason),
+                       r.nodes,
+                       r.attempts,
+                       r.last_time};
+  guarded("cannot write a pending reason", [&] {
+    bind_row<PendingReasonRow>(insert_pending_reason_, run_id_, kPendingReasonColumns, row);
+    insert_pending_reason_.execute();
+    row_written();
+  });
+}
+
+void SqliteRecorder::record_explain(const ExplainRecord& e) {
+  CAPSIM_CHECK(state_ == State::kRunning,
+               "explained cycles are recorded between begin_run and end_run");
+  const std::string pod(pod_name(e.pod));
+  const std::int64_t attempt = e.attempt;
+  auto write = [&]<typename Row, std::size_t N>(Statement& st, const Column<Row>(&columns)[N],
+                                                const Row& row) {
+    bind_row<Row>(st, run_id_, columns, row);
+    st.execute();
+    row_written();
+  };
+  guarded("cannot write an explained cycle", [&] {
+    ExplainAttemptRow a;
+    a.pod = pod;
+    a.attempt = attempt;
+    a.time = e.time;
+    a.namespace_ = world_->pods[e.pod].namespace_;
+    a.profile = std::string(e.profile);
+    a.tie_break = std::string(e.tie_break);
+    a.result = std::string(e.result);
+    a.node = std::string(node_name(e.node));
+    a.message = e.message;
+    a.evaluated_nodes = e.evaluated_nodes;
+    a.feasible_nodes = e.feasible_nodes;
+    a.selected_node = std::string(node_name(e.selected));
+    a.error = e.error;
+    a.post_filter = e.post_filter ? 1 : 0;
+    write(insert_explain_attempt_, kExplainAttemptColumns, a);
+    for (const auto& v : e.verdicts) {
+      write(insert_explain_filter_, kExplainFilterColumns,
+            ExplainFilterRow{pod, attempt, std::string(v.point), std::string(node_name(v.node)),
+                             std::string(v.plugin), std::string(v.code), v.reason});
+    }
+    for (const auto& v : e.scores) {
+      write(insert_explain_score_, kExplainScoreColumns,
+            ExplainScoreRow{pod, attempt, std::string(node_name(v.node)), std::string(v.plugin),
+                            v.raw, v.normalized, v.weight, v.skipped ? 1 : 0});
+    }
+    for (const auto& n : e.nodes) {
+      write(insert_explain_node_, kExplainNodeColumns,
+            ExplainNodeRow{pod, attempt, std::string(node_name(n.node)), n.feasible ? 1 : 0,
+                           std::string(n.rejected_by), n.scored ? 1 : 0, n.total});
+    }
+    for (std::size_t i = 0; i < e.candidates.size(); ++i) {
+      const auto& c = e.candidates[i];
+      ExplainCandidateRow row;
+      row.pod = pod;
+      row.attempt = attempt;
+      row.candidate = static_cast<std::int64_t>(i);
+      row.node = std::string(node_name(c.node));
+      row.chosen = c.chosen ? 1 : 0;
+      for (PodId v : c.victims)
+        row.victims += (row.victims.empty() ? "" : ", ") + std::string(pod_name(v));
+      row.victim_count = static_cast<std::int64_t>(c.victims.size());
+      row.pdb_violations = c.pdb_violations;
+      row.highest_priority = c.highest_priority;
+      row.priority_sum = c.priority_sum;
+      row.earliest_start_of_highest = c.earliest_start_of_highest;
+      row.lost_on = std::string(c.lost_on);
+      write(insert_explain_candidate_, kExplainCandidateColumns, row);
+    }
   });
 }
 

@@ -60,6 +60,8 @@ class SqliteRecorder final : public Recorder {
   void record_queue_sample(const QueueSampleRow& q) override;
   void record_pool_sample(const PoolSampleRecord& s) override;
   void record_charge(const ChargeRecord& c) override;
+  void record_pending_reason(const PendingReasonRecord& r) override;
+  void record_explain(const ExplainRecord& e) override;
   // Writes pods and summary, sets status/sim_seconds/wall_seconds from `info`, and renames the
   // temporary file onto OUT. Summary metric names must be unique.
   void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
@@ -101,6 +103,9 @@ class SqliteRecorder final : public Recorder {
   Statement insert_pool_sample_;
   Statement insert_queue_sample_;
   Statement insert_charge_;
+  Statement insert_pending_reason_;
+  Statement insert_explain_attempt_, insert_explain_filter_, insert_explain_score_,
+      insert_explain_node_, insert_explain_candidate_;
 };
 
 }  // namespace capsim

@@ -121,6 +121,73 @@ struct ClaimDeviceRecord {
   std::int32_t gpu = -1;  // the node's GPU it stands for; -1 for a device capsim does not model
 };
 
+// In failed (unschedulable) scheduling cycles, how many nodes one plugin rejected with one
+// reason: the counts of upstream's "0/N nodes are available: ..." message (the `pending_reason`
+// table). A PreFilter rejection counts every node. One record stands for `attempts` consecutive
+// failed cycles of the pod (attempt numbers attempt .. attempt + attempts - 1, from `time` to
+// `last_time`) that all had exactly the same counts, plugin by plugin.
+struct PendingReasonRecord {
+  SimTime time = 0;
+  PodId pod = kNoPod;
+  std::int32_t attempt = 0;  // PodState::attempts of the first of the cycles
+  std::string_view plugin;
+  std::string_view reason;
+  std::int32_t nodes = 0;
+  std::int32_t attempts = 1;
+  SimTime last_time = 0;
+};
+
+// One explained scheduling cycle (`capsim run --explain`): the cycle's outcome and the pod
+// evaluated on the same state by every plugin on every node (sim/framework/evaluation.hpp), for
+// the explain_* tables.
+struct ExplainRecord {
+  SimTime time = 0;
+  PodId pod = kNoPod;
+  std::int32_t attempt = 0;
+  std::string_view profile;
+  std::string_view tie_break;  // the profile's: "first" or "random"
+  std::string_view result;     // scheduled, unschedulable, nominated (preempted for it), error
+  NodeId node = kNoNode;       // scheduled to, or nominated
+  std::string message;         // the FitError / error message; "" when scheduled
+  std::int32_t evaluated_nodes = 0, feasible_nodes = 0;  // what the cycle itself looked at
+  NodeId selected = kNoNode;                             // the evaluation's selectHost pick
+  std::string error;                                     // the evaluation's plugin error
+  bool post_filter = false;                              // PostFilter (preemption) ran
+
+  struct Verdict {           // a PreFilter, Filter or PreScore plugin's status
+    NodeId node = kNoNode;   // kNoNode for PreFilter and PreScore
+    std::string_view point;  // prefilter, filter, prescore
+    std::string_view plugin;
+    std::string_view code;  // Success, Skip, Unschedulable, UnschedulableAndUnresolvable, Error
+    std::string reason;
+  };
+  struct Score {
+    NodeId node = kNoNode;
+    std::string_view plugin;
+    std::int64_t raw = 0, normalized = 0, weight = 0;
+    bool skipped = false;
+  };
+  struct Node {
+    NodeId node = kNoNode;
+    bool feasible = false;
+    std::string_view rejected_by;  // the Filter plugin a cycle reports; "" when feasible
+    bool scored = false;
+    std::int64_t total = 0;
+  };
+  struct Candidate {  // PostFilter's (DefaultPreemption's) candidates, in candidate order
+    NodeId node = kNoNode;
+    std::vector<PodId> victims;
+    bool chosen = false;
+    std::int64_t pdb_violations = 0, highest_priority = 0, priority_sum = 0;
+    SimTime earliest_start_of_highest = 0;
+    std::string_view lost_on;  // "" for the chosen one
+  };
+  std::vector<Verdict> verdicts;
+  std::vector<Score> scores;
+  std::vector<Node> nodes;
+  std::vector<Candidate> candidates;
+};
+
 // Per-pod result row (design.md §4 `pod` table).
 struct PodRecord {
   PodId pod = kNoPod;
@@ -152,6 +219,10 @@ class Recorder {
   // Cost stretches, as they close (ChargeRecord); runs recorded without a cost ledger never call
   // it.
   virtual void record_charge(const ChargeRecord& /*c*/) {}
+  // After every unschedulable scheduling cycle, one per (plugin, reason).
+  virtual void record_pending_reason(const PendingReasonRecord& /*r*/) {}
+  // After every explained scheduling cycle (capsim run --explain).
+  virtual void record_explain(const ExplainRecord& /*e*/) {}
   // Called once, after the last event: the pod table, the summary, and the final run row.
   virtual void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
                        const Summary& summary) = 0;

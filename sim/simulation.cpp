@@ -42,7 +42,9 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       maintenance_on_(config_.maintenance.enabled()),
       maintenance_(config_.maintenance),
       budgets_(world),
-      topology_(world) {}
+      topology_(world) {
+  if (observers_.cycles != nullptr) scheduler_.set_observer(observers_.cycles, &engine_);
+}
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -280,6 +282,7 @@ RunResult Simulation::run(RunInfo& info) {
   if (end > engine_.now()) engine_.run_until(end);
   integrate();
   ledger_.finish();  // the open charge stretches, before the recorder closes the run
+  if (observers_.cycles != nullptr) observers_.cycles->finish();  // the open pending reasons
   if (models_.experiment->time_samples()) {
     take_samples();
   } else {

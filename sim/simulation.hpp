@@ -75,6 +75,8 @@ struct RunObservers {
   std::function<void(double)> progress;
   // Polled every 1024 events; returning true stops the run (run() then throws Interrupted).
   std::function<bool()> should_stop;
+  // Told of scheduling cycles (the pending-reason rows, --explain); outlives the Simulation.
+  fw::CycleObserver* cycles = nullptr;
 };
 
 struct RunResult {

@@ -1,14 +1,17 @@
 // DefaultPreemption (PostFilter): when no node fits, look for a node where evicting
 // lower-priority pods would make room, and pick the cheapest such node by kube-scheduler's
 // ordering:
-//   1. fewest PodDisruptionBudget violations (capsim models none, so all tie);
+//   1. fewest PodDisruptionBudget violations: victims whose eviction would take a budget below
+//      its disruptionsAllowed (upstream's filterPodsWithPDBViolation, where a budget with an
+//      empty selector matches nothing and a pod already terminating is not counted);
 //   2. lowest highest-victim priority;
 //   3. lowest sum of victim priorities (each offset by 2^31 so negatives order correctly);
 //   4. fewest victims;
 //   5. latest start time of the highest-priority victims (evict what has run least);
 //   6. the first such node in candidate order.
 // On each node the victims are minimal in upstream's sense: remove every lower-priority pod,
-// then add back ("reprieve") pods from the most important down while the preemptor still fits.
+// then add back ("reprieve") pods while the preemptor still fits: first those whose eviction
+// would violate a budget, then the others, each group from the most important down.
 // Candidate search starts at offset 0 (capsim) or a seeded random offset (upstream) and stops
 // after max(10% of nodes, 100) candidates.
 #pragma once
@@ -16,6 +19,7 @@
 #include "models/plugins/plugin_context.hpp"
 #include "sim/framework/framework.hpp"
 #include "sim/random.hpp"
+#include "sim/run/disruption_budgets.hpp"
 
 namespace capsim::plugins {
 
@@ -29,19 +33,22 @@ class DefaultPreemption final : public fw::Plugin, public fw::PostFilterPlugin {
  public:
   DefaultPreemption(PluginContext& ctx, DefaultPreemptionArgs args);
   std::string_view name() const override { return "DefaultPreemption"; }
+  RandomStream* random_stream() override { return &rng_; }
   fw::PostFilterResult post_filter(fw::CycleState& state, PodId pod, const PodSpec& spec,
                                    const fw::Diagnosis& diagnosis, const fw::Snapshot& snap,
                                    const fw::Framework& fw) override;
 
   struct Candidate {
     NodeId node = kNoNode;
-    std::vector<PodId> victims;  // most important first
+    std::vector<PodId> victims;  // the budget-violating ones first, each group most important first
+    std::int32_t pdb_violations = 0;
   };
   // Exposed for tests: the victims on one node, or nullopt if evicting every lower-priority pod
-  // still would not make room.
+  // still would not make room. `allowed`: each PodDisruptionBudget's disruptionsAllowed.
   std::optional<Candidate> select_victims_on_node(fw::CycleState& state, const PodSpec& spec,
                                                   const NodeInfo& node, const fw::Snapshot& snap,
-                                                  const fw::Framework& fw) const;
+                                                  const fw::Framework& fw,
+                                                  std::span<const std::int32_t> allowed = {}) const;
   // Exposed for tests: pickOneNodeForPreemption over the candidates.
   std::size_t pick_one(const std::vector<Candidate>& candidates, const fw::Snapshot& snap) const;
 
@@ -52,6 +59,7 @@ class DefaultPreemption final : public fw::Plugin, public fw::PostFilterPlugin {
   fw::ReasonId not_helpful_;
   fw::ReasonId never_;
   PluginContext* ctx_;
+  DisruptionBudgets budgets_;
 };
 
 }  // namespace capsim::plugins

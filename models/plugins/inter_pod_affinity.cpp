@@ -16,10 +16,9 @@ std::uint64_t pair_key(Sym key, Sym value) {
 
 struct AffinityState final : fw::StateData {
   // PreFilter -> Filter.
-  InterPodAffinity::PairCounts existing_anti;  // existing pods' anti-affinity selecting the pod
-  InterPodAffinity::PairCounts affinity;       // pods matching all the pod's affinity terms
-  InterPodAffinity::PairCounts anti;           // pods matching one of its anti-affinity terms
+  InterPodAffinity::Counts counts;
   bool matches_own_terms = false;
+  const fw::Snapshot* snap = nullptr;  // PreFilter's
   // PreScore -> Score.
   InterPodAffinity::PairCounts score;
 };
@@ -99,66 +98,100 @@ fw::Status InterPodAffinity::pre_filter(fw::CycleState& state, const PodSpec& po
     return fw::Status::skip();
   }
   auto& s = state.reuse<AffinityState>(slot());
-  s.existing_anti.clear();
-  s.affinity.clear();
-  s.anti.clear();
-  for (const NodeInfo& node : snap.nodes()) {
-    for (PodId p : node.pods) {
-      const PodSpec& existing = snap.pod(p);
-      // getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that select
-      // the incoming pod, per the existing pod's node's topology pair.
-      for (const PodAffinityTerm& t : existing.pod_rules.anti_affinity.required) {
-        if (term_matches(t, existing, pod)) add_pair(s.existing_anti, t.topology_key, node, 1);
-      }
-      // getIncomingAffinityAntiAffinityCounts: an existing pod counts for the affinity terms only
-      // if it matches all of them; for each anti-affinity term it matches.
-      if (matches_all(required, pod, existing)) {
-        for (const PodAffinityTerm& t : required)
-          add_pair(s.affinity, t.topology_key, node, 1);
-      }
-      for (const PodAffinityTerm& t : anti_required) {
-        if (term_matches(t, pod, existing)) add_pair(s.anti, t.topology_key, node, 1);
-      }
-    }
-  }
-  if (s.existing_anti.empty() && required.empty() && anti_required.empty()) {
+  s.counts.existing_anti.clear();
+  s.counts.affinity.clear();
+  s.counts.anti.clear();
+  s.snap = &snap;
+  for (const NodeInfo& node : snap.nodes())
+    count_node(s.counts, pod, node, snap, 1);
+  if (s.counts.existing_anti.empty() && required.empty() && anti_required.empty()) {
     return fw::Status::skip();
   }
   s.matches_own_terms = matches_all(required, pod, pod);
   return fw::Status::success();
 }
 
+void InterPodAffinity::count_node(Counts& out, const PodSpec& pod, const NodeInfo& node,
+                                  const fw::Snapshot& snap, std::int64_t by) const {
+  const auto& required = pod.pod_rules.affinity.required;
+  const auto& anti_required = pod.pod_rules.anti_affinity.required;
+  for (PodId p : node.pods) {
+    const PodSpec& existing = snap.pod(p);
+    // getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that select
+    // the incoming pod, per the existing pod's node's topology pair.
+    for (const PodAffinityTerm& t : existing.pod_rules.anti_affinity.required) {
+      if (term_matches(t, existing, pod)) add_pair(out.existing_anti, t.topology_key, node, by);
+    }
+    // getIncomingAffinityAntiAffinityCounts: an existing pod counts for the affinity terms only
+    // if it matches all of them; for each anti-affinity term it matches.
+    if (matches_all(required, pod, existing)) {
+      for (const PodAffinityTerm& t : required)
+        add_pair(out.affinity, t.topology_key, node, by);
+    }
+    for (const PodAffinityTerm& t : anti_required) {
+      if (term_matches(t, pod, existing)) add_pair(out.anti, t.topology_key, node, by);
+    }
+  }
+}
+
 fw::Status InterPodAffinity::filter(const fw::CycleState& state, const PodSpec& pod,
                                     const NodeInfo& node) const {
   const auto* s = state.read<AffinityState>(slot());
   const LabelSet& labels = node.spec->labels;
+  // A node other than the snapshot's own (DefaultPreemption's copy without its victims, the
+  // scheduler's with the nominated pods): upstream's PreFilterExtensions AddPod/RemovePod
+  // update the counts by those pods; here the difference of the two nodes' pods is counted.
+  Counts delta;
+  const bool changed = s->snap != nullptr && &s->snap->node(node.id) != &node;
+  if (changed) {
+    count_node(delta, pod, node, *s->snap, 1);
+    count_node(delta, pod, s->snap->node(node.id), *s->snap, -1);
+  }
+  auto count = [&](const PairCounts& base, const PairCounts& d, std::uint64_t key) {
+    auto it = base.find(key);
+    std::int64_t n = it == base.end() ? 0 : it->second;
+    if (changed) {
+      auto dt = d.find(key);
+      if (dt != d.end()) n += dt->second;
+    }
+    return n;
+  };
+  // How many pairs have a non-zero count (upstream deletes a pair whose count drops to 0).
+  auto nonzero = [&](const PairCounts& base, const PairCounts& d) {
+    auto n = static_cast<std::int64_t>(base.size());
+    for (const auto& [key, by] : d) {
+      if (by == 0) continue;
+      auto it = base.find(key);
+      const std::int64_t before = it == base.end() ? 0 : it->second;
+      n += (before + by != 0 ? 1 : 0) - (before != 0 ? 1 : 0);
+    }
+    return n;
+  };
   // satisfyPodAffinity: every term's key on the node, and a matching pod in each domain.
   bool pods_exist = true;
   for (const PodAffinityTerm& t : pod.pod_rules.affinity.required) {
     const Sym v = labels.get(t.topology_key);
     if (v == kNoSym) return fw::Status::unresolvable(affinity_not_match_);
-    auto it = s->affinity.find(pair_key(t.topology_key, v));
-    if (it == s->affinity.end() || it->second <= 0) pods_exist = false;
+    if (count(s->counts.affinity, delta.affinity, pair_key(t.topology_key, v)) <= 0)
+      pods_exist = false;
   }
   // The first pod of a group with affinity to itself: no pod matches anywhere yet, and the pod
   // matches its own terms.
-  if (!pods_exist && !(s->affinity.empty() && s->matches_own_terms)) {
+  if (!pods_exist && !(nonzero(s->counts.affinity, delta.affinity) == 0 && s->matches_own_terms)) {
     return fw::Status::unresolvable(affinity_not_match_);
   }
   // satisfyPodAntiAffinity.
   for (const PodAffinityTerm& t : pod.pod_rules.anti_affinity.required) {
     const Sym v = labels.get(t.topology_key);
     if (v == kNoSym) continue;
-    auto it = s->anti.find(pair_key(t.topology_key, v));
-    if (it != s->anti.end() && it->second > 0) {
+    if (count(s->counts.anti, delta.anti, pair_key(t.topology_key, v)) > 0) {
       return fw::Status::unschedulable(anti_affinity_not_match_);
     }
   }
   // satisfyExistingPodsAntiAffinity: any of the node's pairs counted.
-  if (!s->existing_anti.empty()) {
+  if (!s->counts.existing_anti.empty() || !delta.existing_anti.empty()) {
     for (const auto& [k, v] : labels.items()) {
-      auto it = s->existing_anti.find(pair_key(k, v));
-      if (it != s->existing_anti.end() && it->second > 0) {
+      if (count(s->counts.existing_anti, delta.existing_anti, pair_key(k, v)) > 0) {
         return fw::Status::unschedulable(existing_anti_affinity_not_match_);
       }
     }

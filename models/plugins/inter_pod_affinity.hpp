@@ -50,6 +50,11 @@ class InterPodAffinity final : public fw::Plugin,
 
   // (topology key, value) packed into one word.
   using PairCounts = std::unordered_map<std::uint64_t, std::int64_t>;
+  // PreFilter's three counts (existing pods' anti-affinity selecting the pod, pods matching all
+  // its affinity terms, pods matching one of its anti-affinity terms).
+  struct Counts {
+    PairCounts existing_anti, affinity, anti;
+  };
 
  private:
   // Whether `term`, written by `owner`, selects `candidate` (namespace, then labels).
@@ -58,6 +63,11 @@ class InterPodAffinity final : public fw::Plugin,
   bool matches_all(const std::vector<PodAffinityTerm>& terms, const PodSpec& owner,
                    const PodSpec& candidate) const;
   Sym namespace_sym(const PodSpec& pod) const;
+  // Adds `by` to `out` for every pod on `node`: PreFilter's loop body, and upstream's
+  // updateWithPod (PreFilterExtensions AddPod / RemovePod) when a Filter is given a node that
+  // is not the snapshot's own (DefaultPreemption's victims removed, nominated pods added).
+  void count_node(Counts& out, const PodSpec& pod, const NodeInfo& node, const fw::Snapshot& snap,
+                  std::int64_t by) const;
   // True when some pod of the World (or a Job's template) has pod (anti-)affinity; computed
   // once, as the pods' specs never change.
   bool world_has_affinity() const;

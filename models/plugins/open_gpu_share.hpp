@@ -28,6 +28,7 @@ class OpenGpuShare final : public fw::Plugin,
  public:
   OpenGpuShare(PluginContext& ctx, GpuSelection selection);
   std::string_view name() const override { return "OpenGpuShare"; }
+  RandomStream* random_stream() override { return &rng_; }
   fw::EventMask events_to_register() const override {
     return fw::kEvAssignedPodDeleted | fw::kEvNodeAdded | fw::kEvNodeChanged;
   }

@@ -14,6 +14,7 @@ struct SpreadState final : fw::StateData {
   std::vector<NodeId> scored;                       // PreScore's node list, in order
   std::vector<std::uint8_t> ignored;                // per NodeId: lacks a topology key
   const fw::Snapshot* snap = nullptr;               // PreScore's, for Score's per-node counts
+  const fw::Snapshot* filter_snap = nullptr;        // PreFilter's
 };
 
 // The label a constraint reads on a node; kNoSym when the node lacks it.
@@ -128,28 +129,60 @@ fw::Status PodTopologySpread::pre_filter(fw::CycleState& state, const PodSpec& p
       c.counts[domain_of(c, node)] += count_on(c, pod, node, snap);
     }
   }
+  constexpr std::int64_t kNone = std::numeric_limits<std::int32_t>::max();
   for (Constraint& c : s.hard) {
-    std::int64_t min = std::numeric_limits<std::int32_t>::max();
-    for (const auto& [domain, n] : c.counts)
-      min = std::min(min, n);
+    std::int64_t min = kNone, second = kNone;
+    Sym at = kNoSym;
+    for (const auto& [domain, n] : c.counts) {
+      // The lowest domain symbol on ties, so the pair does not depend on the map's order.
+      if (n < min || (n == min && domain < at)) {
+        second = min;
+        min = n;
+        at = domain;
+      } else {
+        second = std::min(second, n);
+      }
+    }
+    c.min_domain = at;
+    c.second_min = second;
     // minDomains: with fewer eligible domains than minDomains the global minimum is 0.
     if (static_cast<std::int64_t>(c.counts.size()) < c.spec->min_domains) min = 0;
     c.min_match = min;
   }
+  s.filter_snap = &snap;
   return fw::Status::success();
 }
 
 fw::Status PodTopologySpread::filter(const fw::CycleState& state, const PodSpec& pod,
                                      const NodeInfo& node) const {
   const auto* s = state.read<SpreadState>(slot());
+  // A node other than the snapshot's own (DefaultPreemption's copy without its victims, the
+  // scheduler's with the nominated pods): upstream's PreFilterExtensions AddPod/RemovePod
+  // update the domain's count and the critical paths by those pods; here the difference of the
+  // two nodes' matching pods is counted.
+  const NodeInfo* base = s->filter_snap != nullptr && &s->filter_snap->node(node.id) != &node
+                             ? &s->filter_snap->node(node.id)
+                             : nullptr;
+  const bool counted = base != nullptr && has_all_keys(s->hard, node);
   for (const Constraint& c : s->hard) {
     const Sym domain = domain_of(c, node);
     if (domain == kNoSym) return fw::Status::unresolvable(missing_label_);
     // 'existing matching num' + 'self-match (1 or 0)' - 'global minimum' <= maxSkew
     const std::int64_t self = selector_matches(*c.selector, pod.labels) ? 1 : 0;
     auto it = c.counts.find(domain);
-    const std::int64_t matching = it == c.counts.end() ? 0 : it->second;
-    if (matching + self - c.min_match > c.spec->max_skew) {
+    std::int64_t matching = it == c.counts.end() ? 0 : it->second;
+    std::int64_t min = c.min_match;
+    if (counted && included(c, pod, node)) {
+      const std::int64_t delta =
+          count_on(c, pod, node, *s->filter_snap) - count_on(c, pod, *base, *s->filter_snap);
+      if (delta != 0) {
+        matching += delta;
+        if (static_cast<std::int64_t>(c.counts.size()) >= c.spec->min_domains) {
+          min = std::min(domain == c.min_domain ? c.second_min : c.min_match, matching);
+        }
+      }
+    }
+    if (matching + self - min > c.spec->max_skew) {
       return fw::Status::unschedulable(not_match_);
     }
   }

@@ -59,7 +59,11 @@ class PodTopologySpread final : public fw::Plugin,
     bool counts_none = false;                      // upstream counts no pod for an empty selector
     std::unordered_map<Sym, std::int64_t> counts;  // domain value -> matching pods
     std::int64_t min_match = 0;                    // PreFilter: the global minimum
-    double weight = 0;                             // PreScore: log(domains + 2)
+    // PreFilter: a domain holding the minimum, and the smallest count among the other domains
+    // (upstream's two critical paths), so a Filter on a changed node can recompute the minimum.
+    Sym min_domain = kNoSym;
+    std::int64_t second_min = 0;
+    double weight = 0;  // PreScore: log(domains + 2)
   };
 
  private:

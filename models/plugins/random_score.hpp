@@ -13,6 +13,7 @@ class RandomScore final : public fw::Plugin, public fw::PreScorePlugin, public f
  public:
   explicit RandomScore(PluginContext& ctx);
   std::string_view name() const override { return "RandomScore"; }
+  RandomStream* random_stream() override { return &rng_; }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,

@@ -39,6 +39,10 @@ class CycleState {
     skip_score_.reset();
   }
   PodId pod() const { return pod_; }
+  // The cycle is explained (capsim run --explain): plugins may report more than the decision
+  // (DefaultPreemption: every candidate). The Scheduler sets it before each cycle.
+  void set_explain(bool on) { explain_ = on; }
+  bool explain() const { return explain_; }
   std::bitset<kMaxPlugins>& skip_filter() { return skip_filter_; }
   std::bitset<kMaxPlugins>& skip_score() { return skip_score_; }
   const std::bitset<kMaxPlugins>& skip_filter() const { return skip_filter_; }
@@ -49,6 +53,7 @@ class CycleState {
   std::bitset<kMaxPlugins> skip_filter_;
   std::bitset<kMaxPlugins> skip_score_;
   PodId pod_ = kNoPod;
+  bool explain_ = false;
 };
 
 }  // namespace capsim::fw

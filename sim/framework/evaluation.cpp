@@ -89,8 +89,10 @@ PodEvaluation evaluate_pod(const Framework& fw, const Cluster& cluster, const Re
     const NodeInfo* node = &nodes[n];
     if (auto it = nominated_here.find(static_cast<NodeId>(n)); it != nominated_here.end()) {
       scratch = nodes[n];
-      for (PodId other : it->second)
+      for (PodId other : it->second) {
         scratch.add_requests(cluster.spec(other));
+        scratch.pods.push_back(other);
+      }
       node = &scratch;
     }
     for (std::size_t i : cfg.filter) {

@@ -41,6 +41,24 @@ Framework::Framework(ProfileConfig config) : cfg_(std::move(config)) {
     bind_.emplace_back(i, as<BindPlugin>(*cfg_.plugins[i], "Bind"));
 }
 
+std::vector<RandomStream> Framework::save_random_streams() const {
+  std::vector<RandomStream> saved;
+  for (const auto& p : cfg_.plugins) {
+    if (RandomStream* rng = p->random_stream()) saved.push_back(*rng);
+  }
+  return saved;
+}
+
+void Framework::restore_random_streams(const std::vector<RandomStream>& saved) const {
+  std::size_t next = 0;
+  for (const auto& p : cfg_.plugins) {
+    if (RandomStream* rng = p->random_stream()) {
+      CAPSIM_CHECK(next < saved.size(), "random streams restored from another profile");
+      *rng = saved[next++];
+    }
+  }
+}
+
 std::uint64_t Framework::plugins_interested_in(EventMask events) const {
   std::uint64_t mask = 0;
   for (std::size_t i = 0; i < cfg_.plugins.size(); ++i) {

@@ -50,6 +50,9 @@ class Framework {
     return i < 0 ? std::string_view("framework")
                  : cfg_.plugins[static_cast<std::size_t>(i)]->name();
   }
+  // The state of every plugin's random stream (Plugin::random_stream), and its restoration.
+  std::vector<RandomStream> save_random_streams() const;
+  void restore_random_streams(const std::vector<RandomStream>& saved) const;
   // Plugins (by bit) whose events_to_register() intersects `events`.
   std::uint64_t plugins_interested_in(EventMask events) const;
 

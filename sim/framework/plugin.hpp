@@ -14,6 +14,7 @@
 #include "sim/cluster.hpp"
 #include "sim/framework/cycle_state.hpp"
 #include "sim/framework/status.hpp"
+#include "sim/random.hpp"
 
 namespace capsim::fw {
 
@@ -52,6 +53,10 @@ class Plugin {
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
   virtual EventMask events_to_register() const { return kAllEvents; }
+  // The plugin's random stream, if it draws from one: an explained cycle evaluates its pod a
+  // second time (evaluate_pod), and the Framework rewinds these streams around that evaluation
+  // so it draws what the cycle drew and the run's later draws stay as without --explain.
+  virtual RandomStream* random_stream() { return nullptr; }
   // The plugin's CycleState slot, assigned by the Framework.
   void set_slot(std::size_t slot) { slot_ = slot; }
   std::size_t slot() const { return slot_; }
@@ -160,11 +165,29 @@ struct Diagnosis {
 
 class Framework;
 
+// One node where preemption would make room, with what pickOneNodeForPreemption compares
+// (filled only for an explained cycle: CycleState::explain()).
+struct PreemptionCandidate {
+  NodeId node = kNoNode;
+  std::vector<PodId> victims;  // most important first
+  std::int64_t pdb_violations = 0;
+  std::int64_t highest_priority = 0;  // of its victims
+  std::int64_t priority_sum = 0;      // each victim's priority + 2^31
+  SimTime earliest_start_of_highest = 0;
+  // The first criterion on which it is worse than the chosen candidate ("" for the chosen one):
+  // "pdb_violations", "highest_priority", "priority_sum", "victims", "start_time", or "order"
+  // (equal on every criterion: an earlier candidate wins).
+  std::string_view lost_on;
+};
+
 struct PostFilterResult {
   Status status = Status{Code::kUnschedulable};
   NodeId nominated_node = kNoNode;
   std::vector<PodId> victims;
   std::string message;  // e.g. "preemption: 0/3 nodes are available: ..."
+  // Explained cycles only: every candidate found, in candidate order, and the chosen one's index.
+  std::vector<PreemptionCandidate> candidates;
+  std::int32_t chosen = -1;
 };
 
 class PostFilterPlugin {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/check.hpp"
+#include "sim/engine.hpp"
 
 namespace capsim::fw {
 
@@ -66,6 +67,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
           any = true;
         }
         scratch_node_.add_requests(os);
+        scratch_node_.pods.push_back(other);  // upstream's AddPod: the pod counting plugins see it
       }
       if (any) return fw_->run_filters(state_, spec, scratch_node_);
     }
@@ -92,7 +94,81 @@ std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
   return msg;
 }
 
+void Scheduler::set_observer(CycleObserver* observer, const Engine* clock) {
+  CAPSIM_CHECK(observer == nullptr || clock != nullptr, "an observed scheduler needs a clock");
+  observer_ = observer;
+  clock_ = clock;
+}
+
 ScheduleResult Scheduler::schedule_one(PodId pod) {
+  if (observer_ == nullptr) return cycle(pod);
+  return observed_cycle(pod);
+}
+
+ScheduleResult Scheduler::observed_cycle(PodId pod) {
+  const bool explain = observer_->explains_any() && observer_->explains(cluster_->spec(pod));
+  const std::size_t start_index = next_start_node_index_;
+  if (explain) random_before_ = fw_->save_random_streams();
+  state_.set_explain(explain);
+  candidates_.clear();
+  chosen_candidate_ = -1;
+  ScheduleResult r = cycle(pod);
+  state_.set_explain(false);
+  const bool failed = r.outcome == ScheduleResult::Outcome::kUnschedulable;
+  if (!failed && !explain) return r;
+
+  // The counts fit_error's message is made of, by plugin and reason.
+  reason_counts_.clear();
+  if (failed) {
+    auto add = [&](std::int16_t plugin, ReasonId reason, std::int32_t nodes) {
+      for (ReasonCount& c : reason_counts_) {
+        if (c.plugin == plugin && c.reason == reason) {
+          c.nodes += nodes;
+          return;
+        }
+      }
+      reason_counts_.push_back({plugin, reason, nodes});
+    };
+    if (diagnosis_.prefilter_reason != 0) {
+      add(prefilter_plugin_, diagnosis_.prefilter_reason,
+          static_cast<std::int32_t>(cluster_->nodes().size()));
+    }
+    for (const auto& [node, st] : diagnosis_.node_statuses) {
+      for (std::uint8_t i = 0; i < st.count; ++i)
+        add(st.plugin, st.reasons[i], 1);
+    }
+    std::sort(reason_counts_.begin(), reason_counts_.end(), [](const auto& a, const auto& b) {
+      return a.nodes != b.nodes
+                 ? a.nodes > b.nodes
+                 : (a.plugin != b.plugin ? a.plugin < b.plugin : a.reason < b.reason);
+    });
+  }
+  CycleReport report;
+  report.time = clock_->now();
+  report.pod = pod;
+  report.cluster = cluster_;
+  report.result = &r;
+  report.reasons = reason_counts_;
+  report.post_filter_ran = post_filter_ran_;
+  PodEvaluation evaluation;
+  if (explain) {
+    // The cycle changed nothing in the cluster: the evaluation sees what the cycle saw, and its
+    // plugins draw what the cycle's drew (RandomScore), after which the streams are put back
+    // where the cycle left them.
+    const std::vector<RandomStream> after = fw_->save_random_streams();
+    fw_->restore_random_streams(random_before_);
+    evaluation =
+        evaluate_pod(*fw_, *cluster_, *reasons_, pod, EvaluationContext{&nomination_, start_index});
+    fw_->restore_random_streams(after);
+    report.evaluation = &evaluation;
+    report.candidates = &candidates_;
+    report.chosen_candidate = chosen_candidate_;
+  }
+  observer_->on_cycle(report);
+  return r;
+}
+
+ScheduleResult Scheduler::cycle(PodId pod) {
   ++cycles_;
   const PodSpec& spec = cluster_->spec(pod);
   const auto& nodes = cluster_->nodes();
@@ -104,6 +180,8 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   diagnosis_.rejector_plugins = 0;
   diagnosis_.prefilter_reason = 0;
   feasible_.clear();
+  prefilter_plugin_ = -1;
+  post_filter_ran_ = false;
 
   auto fail = [&](const std::string& post_filter_msg) {
     result.outcome = ScheduleResult::Outcome::kUnschedulable;
@@ -127,6 +205,7 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   }
   if (!pre.is_success()) {
     diagnosis_.prefilter_reason = pre.reasons[0];
+    prefilter_plugin_ = pre.plugin;
     diagnosis_.rejector_plugins |= std::uint64_t{1} << pre.plugin;
     result.evaluated_nodes = num_nodes;
     return fail({});
@@ -228,6 +307,11 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
     if (fw_->has_post_filter()) {
       PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, diagnosis_, snap_);
       post_msg = std::move(pf.message);
+      post_filter_ran_ = true;
+      if (state_.explain()) {
+        candidates_ = std::move(pf.candidates);
+        chosen_candidate_ = pf.chosen;
+      }
       if (pf.status.is_success() && pf.nominated_node != kNoNode) {
         result.nominated_node = pf.nominated_node;
         result.victims = std::move(pf.victims);

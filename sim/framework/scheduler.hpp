@@ -10,12 +10,18 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "sim/framework/evaluation.hpp"
 #include "sim/framework/framework.hpp"
 #include "sim/random.hpp"
+
+namespace capsim {
+class Engine;
+}
 
 namespace capsim::fw {
 
@@ -32,6 +38,44 @@ struct ScheduleResult {
   std::int32_t feasible_nodes = 0;
 };
 
+// How many nodes one plugin rejected with one reason in a failed cycle: the counts upstream's
+// FitError message is made of ("3 Insufficient nvidia.com/gpu"). A PreFilter rejection counts
+// every node.
+struct ReasonCount {
+  std::int16_t plugin = -1;  // -1: the framework
+  ReasonId reason = 0;
+  std::int32_t nodes = 0;
+};
+
+// What a cycle looked like, for a CycleObserver.
+struct CycleReport {
+  SimTime time = 0;
+  PodId pod = kNoPod;
+  const Cluster* cluster = nullptr;  // as the cycle saw it (nothing is bound yet)
+  const ScheduleResult* result = nullptr;
+  std::span<const ReasonCount> reasons;  // failed (unschedulable) cycles; by plugin, reason
+  // Explained cycles only: the pod evaluated exhaustively on the same state (evaluate_pod with
+  // the nominations and start index the cycle had), and PostFilter's candidates if it ran.
+  const PodEvaluation* evaluation = nullptr;
+  const std::vector<PreemptionCandidate>* candidates = nullptr;
+  std::int32_t chosen_candidate = -1;
+  bool post_filter_ran = false;
+};
+
+// Told of scheduling cycles (capsim run: the pending reasons; --explain: the explained pods).
+// Without one, a cycle costs one branch more.
+class CycleObserver {
+ public:
+  virtual ~CycleObserver() = default;
+  // Whether `pod`'s cycles are explained (asked once per cycle when explains_any()).
+  virtual bool explains(const PodSpec& pod) const = 0;
+  virtual bool explains_any() const = 0;
+  // After every unschedulable cycle, and after every explained cycle.
+  virtual void on_cycle(const CycleReport& report) = 0;
+  // After the run's last event, before the recorder closes the run.
+  virtual void finish() {}
+};
+
 // kube-scheduler's numFeasibleNodesToFind: all nodes below 100; otherwise
 // max(100, N * p / 100) with p = percentageOfNodesToScore, or adaptively
 // p = max(5, 50 - N/125) when it is 0.
@@ -43,6 +87,9 @@ class Scheduler {
             RandomStream tie_break_stream);
 
   ScheduleResult schedule_one(PodId pod);
+
+  // Reports cycles to `observer` (nullptr: none), timed by `clock`. Both outlive the Scheduler.
+  void set_observer(CycleObserver* observer, const Engine* clock);
 
   // Pods that preempted and wait for their victims to leave hold a nomination: lower- or
   // equal-priority pods see the nominated pod's requests as taken on that node.
@@ -67,6 +114,8 @@ class Scheduler {
   // Runs the filters, with the pods nominated to the node counted as placed; uses the node's
   // QuickNode to skip plugins that can accept from it when no pod is nominated there.
   Status filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node);
+  ScheduleResult cycle(PodId pod);
+  ScheduleResult observed_cycle(PodId pod);
 
   const Framework* fw_;
   const Cluster* cluster_;
@@ -86,6 +135,15 @@ class Scheduler {
   bool quick_ready_ = false;     // the framework's quick requirements are for this cycle's pod
   std::vector<std::pair<NodeId, Status>> first_pass_;
   NodeInfo scratch_node_;
+  // Observation (set_observer).
+  CycleObserver* observer_ = nullptr;
+  const Engine* clock_ = nullptr;
+  std::int16_t prefilter_plugin_ = -1;  // the PreFilter plugin that rejected this cycle's pod
+  bool post_filter_ran_ = false;
+  std::vector<PreemptionCandidate> candidates_;  // explained cycles: PostFilter's candidates
+  std::int32_t chosen_candidate_ = -1;
+  std::vector<ReasonCount> reason_counts_;
+  std::vector<RandomStream> random_before_;  // explained cycles: the plugins' streams before it
 };
 
 }  // namespace capsim::fw

@@ -5,6 +5,9 @@
 //   BM_SchedulingCycleWithoutSpreadAndAffinity/N  the same, the profile without
 //                            PodTopologySpread and InterPodAffinity.
 //   BM_SpreadConstrainedCycle/N  the same with every pod spread over zones and hosts.
+//   BM_SchedulingCycleObserved/N  the same with the CycleObserver `capsim run` installs (the
+//                            pending-reason rows, to a NullRecorder) and --explain off: what a
+//                            recorded run pays per cycle for explain being available.
 // Target (issue: core): >= 20,000 placements/s at 5,000 nodes on one core; kube-scheduler's
 // own CI threshold is about 680 pods/s at 5,000 nodes.
 #include <benchmark/benchmark.h>
@@ -15,6 +18,7 @@
 #include "models/plugin_registry.hpp"
 #include "models/yaml_reader.hpp"
 #include "sim/engine.hpp"
+#include "sim/framework/cycle_recorder.hpp"
 #include "sim/framework/scheduler.hpp"
 
 using namespace capsim;
@@ -46,7 +50,9 @@ const char* kWithoutSpreadAndAffinity =
 // One scheduling cycle + bind + release per iteration on `nodes` 8-GPU nodes in 4 zones, kept
 // half full. With `spread`, every pod carries a zone constraint (maxSkew 1, DoNotSchedule) and
 // a hostname one (ScheduleAnyway) over the pods of its app (8 apps).
-static void run_cycles(benchmark::State& state, int nodes, const char* profile, bool spread) {
+// With `observed`, the scheduler carries the CycleObserver a recorded run installs.
+static void run_cycles(benchmark::State& state, int nodes, const char* profile, bool spread,
+                       bool observed = false) {
   capsim::testing::TestWorld tw;
   for (int i = 0; i < nodes; ++i) {
     const std::string name = "n" + std::to_string(i);
@@ -89,6 +95,13 @@ static void run_cycles(benchmark::State& state, int nodes, const char* profile, 
   fw::Framework framework(build_profile(doc, nullptr, ctx).config);
   Cluster cluster(tw.world());
   fw::Scheduler sched(framework, cluster, reasons, RandomStream(1, "tie"));
+  NullRecorder null_recorder;
+  fw::CycleRecorder observer(null_recorder, framework, reasons, {});
+  struct NoEvents final : EventHandler {
+    void handle(const Event&, Engine&) override {}
+  } no_events;
+  Engine clock(no_events);  // time stays 0: the rows' times do not matter here
+  if (observed) sched.set_observer(&observer, &clock);
   std::deque<PodId> running;
   PodId next = 0;
   std::int64_t evaluated = 0;
@@ -130,6 +143,10 @@ static void run_cycles(benchmark::State& state, int nodes, const char* profile, 
 static void BM_SchedulingCycle(benchmark::State& state) {
   run_cycles(state, static_cast<int>(state.range(0)), kDefaultProfile, false);
 }
+static void BM_SchedulingCycleObserved(benchmark::State& state) {
+  run_cycles(state, static_cast<int>(state.range(0)), kDefaultProfile, false, true);
+}
+BENCHMARK(BM_SchedulingCycleObserved)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SchedulingCycle)
     ->Arg(100)
     ->Arg(1000)

@@ -103,6 +103,18 @@ TEST_CASE("docs/report-schema.md lists exactly the columns of the tables made fr
         described_columns<QueueQuotaRow>(kQueueQuotaColumns));
   CHECK(documented_columns(doc, "local_queue") ==
         described_columns<LocalQueueRow>(kLocalQueueColumns));
+  CHECK(documented_columns(doc, "pending_reason") ==
+        described_columns<PendingReasonRow>(kPendingReasonColumns));
+  CHECK(documented_columns(doc, "explain_attempt") ==
+        described_columns<ExplainAttemptRow>(kExplainAttemptColumns));
+  CHECK(documented_columns(doc, "explain_filter") ==
+        described_columns<ExplainFilterRow>(kExplainFilterColumns));
+  CHECK(documented_columns(doc, "explain_score") ==
+        described_columns<ExplainScoreRow>(kExplainScoreColumns));
+  CHECK(documented_columns(doc, "explain_node") ==
+        described_columns<ExplainNodeRow>(kExplainNodeColumns));
+  CHECK(documented_columns(doc, "explain_candidate") ==
+        described_columns<ExplainCandidateRow>(kExplainCandidateColumns));
 }
 
 TEST_CASE("docs/metrics.md lists exactly the metric catalog, in its order and with its words") {

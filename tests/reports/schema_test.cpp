@@ -15,10 +15,11 @@ using namespace capsim;
 
 TEST_CASE(
     "the schema made from the column lists is, byte for byte, version 1's plus version 2's "
-    "tables and version 3's pod columns") {
+    "tables, version 3's pod columns and version 4's tables") {
   // reports/schema.cpp's DDL before the sample tables were made from column lists, with the
-  // tables version 2 added (charge, queue_quota, local_queue) after queue_sample, and the pod
-  // table's topology columns of version 3.
+  // tables version 2 added (charge, queue_quota, local_queue) after queue_sample, the pod
+  // table's topology columns of version 3, and version 4's (pending_reason, explain_*) after
+  // version 2's tables.
   const std::string before = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -180,6 +181,83 @@ CREATE TABLE IF NOT EXISTS local_queue (
   namespace     TEXT NOT NULL,
   name          TEXT NOT NULL,
   cluster_queue TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS pending_reason (
+  run_id      INTEGER NOT NULL REFERENCES run (run_id),
+  time_s      REAL NOT NULL,
+  pod         TEXT NOT NULL,
+  attempt     INTEGER NOT NULL,
+  plugin      TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  nodes       INTEGER NOT NULL,
+  attempts    INTEGER NOT NULL,
+  last_time_s REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending_reason_by_pod ON pending_reason (run_id, pod);
+
+CREATE TABLE IF NOT EXISTS explain_attempt (
+  run_id          INTEGER NOT NULL REFERENCES run (run_id),
+  pod             TEXT NOT NULL,
+  attempt         INTEGER NOT NULL,
+  time_s          REAL NOT NULL,
+  namespace       TEXT NOT NULL,
+  profile         TEXT NOT NULL,
+  tie_break       TEXT NOT NULL,
+  result          TEXT NOT NULL,
+  node            TEXT,
+  message         TEXT,
+  evaluated_nodes INTEGER NOT NULL,
+  feasible_nodes  INTEGER NOT NULL,
+  selected_node   TEXT,
+  error           TEXT,
+  post_filter     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS explain_filter (
+  run_id  INTEGER NOT NULL REFERENCES run (run_id),
+  pod     TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  point   TEXT NOT NULL,
+  node    TEXT,
+  plugin  TEXT NOT NULL,
+  code    TEXT NOT NULL,
+  reason  TEXT
+);
+CREATE TABLE IF NOT EXISTS explain_score (
+  run_id     INTEGER NOT NULL REFERENCES run (run_id),
+  pod        TEXT NOT NULL,
+  attempt    INTEGER NOT NULL,
+  node       TEXT NOT NULL,
+  plugin     TEXT NOT NULL,
+  raw        INTEGER NOT NULL,
+  normalized INTEGER NOT NULL,
+  weight     INTEGER NOT NULL,
+  skipped    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS explain_node (
+  run_id      INTEGER NOT NULL REFERENCES run (run_id),
+  pod         TEXT NOT NULL,
+  attempt     INTEGER NOT NULL,
+  node        TEXT NOT NULL,
+  feasible    INTEGER NOT NULL,
+  rejected_by TEXT,
+  scored      INTEGER NOT NULL,
+  total       INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS explain_candidate (
+  run_id           INTEGER NOT NULL REFERENCES run (run_id),
+  pod              TEXT NOT NULL,
+  attempt          INTEGER NOT NULL,
+  candidate        INTEGER NOT NULL,
+  node             TEXT NOT NULL,
+  chosen           INTEGER NOT NULL,
+  victims          TEXT NOT NULL,
+  victim_count     INTEGER NOT NULL,
+  pdb_violations   INTEGER NOT NULL,
+  highest_priority INTEGER NOT NULL,
+  priority_sum     INTEGER NOT NULL,
+  earliest_start_s REAL NOT NULL,
+  lost_on          TEXT
 );
 
 CREATE TABLE IF NOT EXISTS summary (

@@ -71,9 +71,14 @@ TEST_CASE("Deployments, ReplicaSets and StatefulSets make their replicas, long-r
                           controller("StatefulSet", "db", 2));
   const auto web = pods_of(s, "web");
   REQUIRE(web.size() == 3);
+  // The ReplicaSet the Deployment makes labels its pods with pod-template-hash and names them
+  // <deployment>-<hash>-<5 characters>.
+  const std::string hash = label(s, *web[0], "pod-template-hash");
+  REQUIRE(hash.size() == 10);
   for (const PodSpec* p : web) {
-    CHECK(p->name.rfind("web-", 0) == 0);
-    CHECK(p->name.size() == 9);  // web- and 5 generated characters
+    CHECK(label(s, *p, "pod-template-hash") == hash);
+    CHECK(p->name.rfind("web-" + hash + "-", 0) == 0);
+    CHECK(p->name.size() == 4 + 10 + 1 + 5);
     CHECK(p->duration == kEndOfTime);
     CHECK(p->restart_policy == RestartPolicy::kAlways);
     CHECK(p->requeue_on_preemption);  // the controller recreates a preempted replica
@@ -81,12 +86,30 @@ TEST_CASE("Deployments, ReplicaSets and StatefulSets make their replicas, long-r
   }
   CHECK(web[0]->name != web[1]->name);
   CHECK(pods_of(s, "rs").size() == 1);  // replicas defaults to 1
+  CHECK(label(s, *pods_of(s, "rs")[0], "pod-template-hash") == "<absent>");
+  CHECK(pods_of(s, "rs")[0]->name.size() == 3 + 5);
   const auto db = pods_of(s, "db");
   REQUIRE(db.size() == 2);
   CHECK(db[0]->name == "db-0");
   CHECK(db[1]->name == "db-1");
   CHECK(label(s, *db[1], "statefulset.kubernetes.io/pod-name") == "db-1");
   CHECK(label(s, *db[1], "apps.kubernetes.io/pod-index") == "1");
+}
+
+TEST_CASE(
+    "two Deployments selecting the same labels do not count each other's pods in the default "
+    "spread constraints: pod-template-hash tells their ReplicaSets apart") {
+  const Scenario s = load(controller("Deployment", "web", 1) +
+                          "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web2}\nspec:\n"
+                          "  selector: {matchLabels: {app: web}}\n"
+                          "  template:\n    metadata: {labels: {app: web}}\n"
+                          "    spec: {containers: [{name: c}]}\n");
+  const PodSpec& a = *pods_of(s, "web").at(0);
+  const PodSpec& b = *pods_of(s, "web2").at(0);
+  CHECK(label(s, a, "pod-template-hash") != label(s, b, "pod-template-hash"));
+  CHECK(selector_matches(a.pod_rules.owner_selector, a.labels));
+  CHECK_FALSE(selector_matches(a.pod_rules.owner_selector, b.labels));
+  CHECK_FALSE(selector_matches(b.pod_rules.owner_selector, a.labels));
 }
 
 TEST_CASE("a durations rule or an annotation can time a controller's replicas") {

@@ -115,9 +115,11 @@ TEST_CASE("a Deployment's spread constraints, pod affinity and owner selector ar
   CHECK(t.anti_affinity.preferred[0].weight == 40);
   CHECK(t.anti_affinity.preferred[0].term.namespace_selector.empty());  // {}: every namespace
   CHECK(t.anti_affinity.preferred[0].term.mismatch_label_keys == std::vector<Sym>{f.sym("rev")});
-  // The default spread constraints select with the Deployment's selector.
+  // The default spread constraints select with the Deployment's selector and, as its
+  // ReplicaSet's, the pod-template-hash it labels its pods with.
   REQUIRE(t.owner_selector.present);
-  CHECK(t.owner_selector.requirements.size() == 1);
+  REQUIRE(t.owner_selector.requirements.size() == 2);
+  CHECK(t.owner_selector.requirements[1].key == f.sym("pod-template-hash"));
   CHECK(f.warnings.empty());
 }
 

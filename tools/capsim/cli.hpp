@@ -47,5 +47,6 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_merge(const std::vector<std::string>& args);
 int cmd_plan(const std::vector<std::string>& args);
 int cmd_score(const std::vector<std::string>& args);
+int cmd_explain(const std::vector<std::string>& args);
 
 }  // namespace capsim::cli

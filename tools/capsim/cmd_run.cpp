@@ -1,7 +1,9 @@
 // `capsim run SCENARIO.yaml`: load, simulate, write the SQLite report atomically, print the
 // summary (a table, or JSON with --json) on stdout.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -110,7 +112,7 @@ int cmd_run(const std::vector<std::string>& args) {
   return guarded("run", [&]() -> int {
     po::options_description opts("Usage: capsim run SCENARIO.yaml [options]\n\nOptions");
     std::string scenario, out, profile, data_dir;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, explain;
     std::uint64_t seed = 0;
     opts.add_options()("help,h", "show this help")(
         "output,o", po::value(&out),
@@ -123,7 +125,11 @@ int cmd_run(const std::vector<std::string>& args) {
         "append", "add this run to an existing report file instead of replacing it")(
         "json", "print the summary as JSON")("quiet,q", "no progress or notes on stderr")(
         "paranoid", "check every invariant after every event (slow)")(
-        "list-profiles", "list the profiles the scenario can run with and exit");
+        "list-profiles", "list the profiles the scenario can run with and exit")(
+        "explain", po::value(&explain)->composing(),
+        "record every scheduling cycle of the pods matching GLOB in full (every plugin on every "
+        "node, preemption candidates) for `capsim explain`: NAME or NAMESPACE/NAME, '*' and '?' "
+        "wildcards; repeatable, or a comma-separated list");
     const po::variables_map vm =
         parse_command_line(opts, args, {{"scenario", po::value(&scenario), 1}});
     if (vm.count("help")) {
@@ -156,6 +162,16 @@ int cmd_run(const std::vector<std::string>& args) {
     req.paranoid = vm.count("paranoid") > 0;
     req.progress = [&bar](double f) { bar.update(f); };
     req.should_stop = [] { return g_interrupted.load() != 0; };
+    for (const std::string& e : explain) {
+      std::size_t start = 0;
+      while (start <= e.size()) {
+        const std::size_t comma = std::min(e.find(',', start), e.size());
+        const std::string pattern = e.substr(start, comma - start);
+        if (pattern.empty()) throw UsageError(fmt::format("--explain '{}': an empty pattern", e));
+        req.explain.push_back(pattern);
+        start = comma + 1;
+      }
+    }
     RunOutcome o;
     try {
       if (g_interrupted.load() != 0) throw Interrupted();  // the signal came while loading
@@ -177,6 +193,12 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!quiet) {
       for (const auto& w : o.warnings)
         std::cerr << "capsim run: note: " << w << "\n";
+      if (!req.explain.empty()) {
+        std::cerr << fmt::format(
+            "capsim run: note: --explain {}: {} scheduling cycle(s) recorded{}\n",
+            fmt::join(req.explain, ","), o.explained_cycles,
+            o.explained_cycles == 0 ? " (no pod of that name was ever scheduled)" : "");
+      }
     }
     if (vm.count("json")) {
       print_summary_json(o, out);

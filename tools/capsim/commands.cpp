@@ -22,6 +22,10 @@ std::vector<Command> build_commands() {
       {"score", "score SCENARIO.yaml --pod P",
        "what every filter and score plugin says about one pod on every node\n(--at TIME, --json)",
        cmd_score},
+      {"explain", "explain RUN.db POD",
+       "a pod's explained cycles (run --explain): every plugin on every node,\n"
+       "the result, preemption victims (--json, --format kss)",
+       cmd_explain},
       {"validate", "validate FILE...",
        "check scenarios, manifests and traces; errors with file:line", cmd_validate},
       {"catalog", "catalog [MODEL]", "list GPU models, MIG profiles and prices", cmd_catalog},

@@ -10,6 +10,7 @@
 #include "models/fragmentation.hpp"
 #include "models/mig_reconfigure.hpp"
 #include "models/plugin_registry.hpp"
+#include "sim/framework/cycle_recorder.hpp"
 #include "sim/queueing/kueue_admission.hpp"
 #include "tools/capsim/cli.hpp"
 
@@ -19,7 +20,8 @@ namespace {
 
 // Builds the profile and the run's models, then hands the Simulation to `body`.
 template <typename Body>
-void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& out, Body&& body) {
+void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& out, bool observe,
+          Body&& body) {
   out.warnings = s.warnings;
   const std::string profile = req.profile.empty() ? s.default_profile : req.profile;
 
@@ -58,9 +60,15 @@ void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& ou
   out.info.capsim_version = CAPSIM_VERSION;
   out.info.overrides = s.overrides_text;
 
+  // Pending reasons and --explain: a CycleRecorder told of the scheduler's cycles. Without it
+  // (inspection, or neither asked for) a cycle pays one branch.
+  std::optional<fw::CycleRecorder> cycles;
+  if (observe && (req.pending_reasons || !req.explain.empty()))
+    cycles.emplace(recorder, framework, reasons, req.explain);
   Simulation sim(*s.world, framework, reasons, recorder, config, models,
-                 RunObservers{req.progress, req.should_stop});
+                 RunObservers{req.progress, req.should_stop, cycles ? &*cycles : nullptr});
   body(sim, framework, reasons);
+  if (cycles) out.explained_cycles = cycles->explained_cycles();
 }
 
 }  // namespace
@@ -68,9 +76,10 @@ void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& ou
 RunOutcome run_scenario(Scenario& s, const RunRequest& req, Recorder& recorder) {
   const auto t0 = std::chrono::steady_clock::now();
   RunOutcome out;
-  wire(s, req, recorder, out, [&](Simulation& sim, const fw::Framework&, const fw::ReasonTable&) {
-    out.result = sim.run(out.info);
-  });
+  wire(s, req, recorder, out, true,
+       [&](Simulation& sim, const fw::Framework&, const fw::ReasonTable&) {
+         out.result = sim.run(out.info);
+       });
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.info.wall_seconds = out.wall_seconds;
   out.info.status = "complete";
@@ -82,7 +91,7 @@ std::vector<std::string> inspect_scenario_before(Scenario& s, const RunRequest& 
                                                  const Inspector& inspect) {
   NullRecorder recorder;
   RunOutcome out;
-  wire(s, req, recorder, out,
+  wire(s, req, recorder, out, false,
        [&](Simulation& sim, const fw::Framework& framework, const fw::ReasonTable& reasons) {
          sim.run_before(t, out.info);
          inspect(sim, framework, reasons);

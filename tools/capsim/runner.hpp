@@ -18,6 +18,12 @@ struct RunRequest {
   bool paranoid = false;
   std::function<void(double)> progress;
   std::function<bool()> should_stop;
+  // Glob patterns on pod names (or namespace/name): the cycles of matching pods are explained
+  // (capsim run --explain; the explain_* tables). Empty: none.
+  std::vector<std::string> explain;
+  // Record each unschedulable cycle's reason counts (the pending_reason table); run_scenario
+  // only.
+  bool pending_reasons = true;
 };
 
 struct RunOutcome {
@@ -25,6 +31,7 @@ struct RunOutcome {
   RunResult result;
   std::vector<std::string> warnings;
   double wall_seconds = 0;
+  std::size_t explained_cycles = 0;  // cycles recorded for --explain
 };
 
 // Throws cli::UsageError for a profile the scenario's ProfileSet does not hold (exit 2, from a

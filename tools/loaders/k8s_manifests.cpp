@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/random.hpp"
 #include "sim/resources.hpp"
 #include "tools/loaders/cron_schedule.hpp"
 #include "tools/loaders/dra_manifests.hpp"
@@ -1168,9 +1169,23 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   return t;
 }
 
+// A pod-template-hash value: 10 characters of apimachinery's rand.SafeEncodeString alphabet from
+// a 64-bit FNV-1a hash of `seed` (upstream encodes a 32-bit FNV-1a of the pod template).
+std::string pod_template_hash(const std::string& seed) {
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::uint64_t h = fnv1a64(seed);
+  std::string out;
+  for (int i = 0; i < 10; ++i) {
+    out += kAlphabet[h % kAlphabet.size()];
+    h /= kAlphabet.size();
+  }
+  return out;
+}
+
 // Deployment, ReplicaSet, StatefulSet: spec.replicas pods (default 1), long-running unless an
-// annotation or a durations rule times them. Deployment and ReplicaSet pods are named
-// `<name>-<5 characters>`, StatefulSet pods `<name>-<ordinal>` from spec.ordinals.start.
+// annotation or a durations rule times them. Deployment pods are named
+// `<name>-<pod-template-hash>-<5 characters>`, ReplicaSet pods `<name>-<5 characters>`,
+// StatefulSet pods `<name>-<ordinal>` from spec.ordinals.start.
 void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   WorldBuilder& b = ctx.builder;
   const char* kind = controller_kind(c);
@@ -1217,12 +1232,27 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   // What the default spread constraints select (upstream's helper.DefaultSelector: the
   // ReplicaSet's or StatefulSet's selector).
   t.pod.pod_rules.owner_selector = parse_label_selector(*selector, b);
+  // A Deployment's pods come from a ReplicaSet it makes, which labels them pod-template-hash and
+  // adds that label to its selector (pkg/controller/deployment/sync.go): so matchLabelKeys:
+  // [pod-template-hash] and the default constraints count only this Deployment's pods. Upstream
+  // hashes the pod template; capsim hashes the Deployment's namespace and name (two Deployments
+  // with identical templates get different hashes here, the same upstream). Pods are named
+  // <deployment>-<hash>-<5 characters>, as the ReplicaSet names them.
+  std::string pod_prefix = meta.name + "-";
+  if (c == Controller::kDeployment) {
+    const std::string hash = pod_template_hash(meta.namespace_ + "/" + meta.name);
+    const Sym key = b.sym("pod-template-hash");
+    t.pod.labels.set(key, b.sym(hash));
+    t.pod.pod_rules.owner_selector.requirements.push_back({key, LabelOp::kIn, {b.sym(hash)}});
+    pod_prefix += hash + "-";
+  }
   if (replicas == 0) {
     ctx.warn(spec_node, fmt::format("{} '{}' has 0 replicas: no pods", kind, meta.name));
   }
   b.note_controller(controller_key(kind, meta.namespace_, meta.name));
   const InputLocation where = located(doc.node());
-  auto make = [&b, pod = std::move(t.pod), replicas, first_ordinal, c, name = meta.name, where] {
+  auto make = [&b, pod = std::move(t.pod), replicas, first_ordinal, c, name = meta.name, pod_prefix,
+               where] {
     for (std::int64_t i = 0; i < replicas; ++i) {
       PodSpec p = pod;
       if (c == Controller::kStatefulSet) {
@@ -1231,7 +1261,7 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
         p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
         p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
       } else {
-        p.name = b.generate_name(name + "-");
+        p.name = b.generate_name(pod_prefix);
       }
       b.add_pod(std::move(p), where);
     }

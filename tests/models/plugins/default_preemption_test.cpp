@@ -139,3 +139,59 @@ TEST_CASE("the candidate node follows upstream's ordering of victim sets") {
     CHECK(r.tw.world().nodes[res.nominated_node].name == c.node);
   }
 }
+
+namespace {
+
+// A policy/v1 PodDisruptionBudget over app=<app> in "default" with minAvailable `min`.
+void budget(TestWorld& tw, const std::string& app, std::int32_t min) {
+  DisruptionBudgetSpec b;
+  b.name = app + "-pdb";
+  b.selector.present = true;
+  b.selector.requirements.push_back({tw.sym("app"), LabelOp::kIn, {tw.sym(app)}});
+  b.min_available = IntOrPercent{min, false};
+  tw.world().disruption_budgets.push_back(std::move(b));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "preemption counts PodDisruptionBudget violations and reprieves violating victims first "
+    "(upstream TestDryRunPreemption: preemption with violation of same pdb)") {
+  Rig r;
+  r.tw.node("node1").cpu("4").memory("64Gi").add();
+  const PodId p11 = r.tw.pod("p1.1").cpu("2").label("app", "foo").priority(100).add();
+  const PodId p12 = r.tw.pod("p1.2").cpu("2").label("app", "foo").priority(100).add();
+  const PodId p = r.tw.pod("p").cpu("4").priority(1000).add();
+  budget(r.tw, "foo", 1);  // two healthy pods, one disruption allowed
+  r.start();
+  r.run(p11, 0, {}, 0);
+  r.run(p12, 0, {}, 0);
+  auto res = r.sched->schedule_one(p);
+  CHECK(res.nominated_node == 0);
+  // Both must go for the preemptor's 4 cpu. Walking them most important first (equal priority
+  // and start: p1.1 first), p1.1 spends the one allowed disruption and p1.2 takes the budget
+  // below zero: p1.2 violates it and is tried for reprieve, and so listed, first.
+  CHECK(res.victims == std::vector<PodId>{p12, p11});
+}
+
+TEST_CASE(
+    "a candidate node whose victims violate no PodDisruptionBudget wins over one with lower "
+    "victim priorities that would (pickOneNodeForPreemption's first criterion)") {
+  for (const bool with_budget : {false, true}) {
+    CAPTURE(with_budget);
+    Rig r;
+    r.tw.node("node1").cpu("4").memory("64Gi").add();
+    r.tw.node("node2").cpu("4").memory("64Gi").add();
+    const PodId low = r.tw.pod("low").cpu("4").label("app", "guarded").priority(10).add();
+    const PodId mid = r.tw.pod("mid").cpu("4").priority(50).add();
+    const PodId p = r.tw.pod("p").cpu("4").priority(1000).add();
+    if (with_budget) budget(r.tw, "guarded", 1);  // one healthy pod, none may go
+    r.start();
+    r.run(low, 0, {}, 0);
+    r.run(mid, 1, {}, 0);
+    auto res = r.sched->schedule_one(p);
+    // Without the budget the lower-priority victim wins; with it, node2's unguarded one.
+    CHECK(res.nominated_node == (with_budget ? 1 : 0));
+    CHECK(res.victims == std::vector<PodId>{with_budget ? mid : low});
+  }
+}
