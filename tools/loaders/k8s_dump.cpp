@@ -256,7 +256,7 @@ std::string label(const std::map<std::string, std::string>& labels, const std::s
 }
 
 constexpr const char* kArrival = "capsim.io/arrival";
-constexpr const char* kArrivalMark = "@capsim-arrival@";
+constexpr const char* kArrivalMark = "capsim-arrival-mark";  // emitted plain, replaced
 
 // The pass an object of `kind` belongs to (import_kubernetes_dump, step 1).
 int pass_of(std::string_view kind) {
