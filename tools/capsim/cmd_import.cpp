@@ -8,6 +8,9 @@
 //                  job-level trace (docs/queues.md), which scenarios replay with
 //                  `format: capsim-jobs`. Jobs the log cannot describe (still running, no
 //                  complete attempt) are left out and counted on stderr.
+//   kubernetes     a cluster's own dump (kubectl get -A -o yaml|json, kube-scheduler-simulator's
+//                  export) becomes a directory holding a scenario that replays it
+//                  (tools/loaders/k8s_dump.hpp, docs/import-kubernetes.md).
 // Files are written to a temporary name and renamed, so a failed import leaves nothing behind.
 #include <fmt/format.h>
 
@@ -26,6 +29,7 @@
 #include "tools/loaders/alibaba_openb.hpp"
 #include "tools/loaders/input_kinds.hpp"
 #include "tools/loaders/job_trace.hpp"
+#include "tools/loaders/k8s_dump.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -330,11 +334,80 @@ int import_job_log(const std::vector<std::string>& args) {
   });
 }
 
+int import_kubernetes(const std::vector<std::string>& args) {
+  return guarded("import", [&]() -> int {
+    po::options_description opts(
+        "Usage: capsim import kubernetes DUMP... -o DIR\n\n"
+        "Reads `kubectl get nodes,pods,... -A -o yaml` (or -o json) dumps, several files\n"
+        "allowed, or kube-scheduler-simulator's export, and writes DIR/scenario.yaml (with\n"
+        "DIR/pods.yaml) that replays what the dump shows (docs/import-kubernetes.md).\n\n"
+        "Options");
+    std::string format, out, placement = "prefer", running = "bind", at, name;
+    std::vector<std::string> inputs;
+    opts.add_options()("help,h", "show this help")("output,o", po::value(&out),
+                                                   "the directory to write (created if needed)")(
+        "placement", po::value(&placement),
+        "finished pods: prefer (the scheduler places them, preferring the node they ran on; "
+        "default), free (the scheduler alone) or bind (on their node, from the time they were "
+        "bound)")("running", po::value(&running),
+                  "pods running at the dump: bind (spec.nodeName, default) or pin (a required "
+                  "node affinity, so a what-if without their node leaves them pending)")(
+        "at", po::value(&at),
+        "the time of the dump (RFC 3339), where the replay ends; default: its latest timestamp")(
+        "name", po::value(&name), "the scenario's name (default: the directory's name)");
+    const po::variables_map vm = parse_command_line(
+        opts, args,
+        {{"format", po::value(&format), 1}, {"input", po::value(&inputs)->composing(), -1}});
+    if (vm.count("help")) {
+      std::cout << opts;
+      return kOk;
+    }
+    if (inputs.empty()) throw UsageError("at least one dump file is required");
+    if (out.empty()) throw UsageError("an output directory is required (-o DIR)");
+    DumpImportOptions o;
+    if (placement == "prefer") {
+      o.placement = DumpImportOptions::Placement::kPrefer;
+    } else if (placement == "free") {
+      o.placement = DumpImportOptions::Placement::kFree;
+    } else if (placement == "bind") {
+      o.placement = DumpImportOptions::Placement::kBind;
+    } else {
+      throw UsageError(fmt::format("--placement is prefer, free or bind, not '{}'", placement));
+    }
+    if (running == "bind") {
+      o.running = DumpImportOptions::Running::kBind;
+    } else if (running == "pin") {
+      o.running = DumpImportOptions::Running::kPin;
+    } else {
+      throw UsageError(fmt::format("--running is bind or pin, not '{}'", running));
+    }
+    if (!at.empty()) {
+      o.dump_time = parse_rfc3339(at);
+      if (!o.dump_time) throw UsageError(fmt::format("--at: '{}' is not an RFC 3339 time", at));
+    }
+    const fs::path dir(out);
+    o.name = name.empty() ? fs::absolute(dir).lexically_normal().filename().string() : name;
+    if (o.name.empty()) o.name = "from-cluster";
+    RealFiles files;
+    const DumpImport r = import_kubernetes_dump(files, inputs, o);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw ReportWriteError(dir, "cannot create the directory: " + ec.message());
+    for (const DumpOutputFile& f : r.files)
+      write_atomically(dir / f.name, f.text);
+    for (const std::string& line : r.report)
+      std::cerr << "capsim import: " << line << "\n";
+    std::cerr << fmt::format("capsim import: -> {}\n", (dir / "scenario.yaml").string());
+    return kOk;
+  });
+}
+
 }  // namespace
 
 int cmd_import(const std::vector<std::string>& args) {
   // The format's row in the input kind table picks the converter; each has its own options and
   // help.
+  if (!args.empty() && args.front() == "kubernetes") return import_kubernetes(args);
   if (!args.empty()) {
     if (const TraceFormat* f = loader_registry().trace(args.front())) {
       if (f->import == TraceImporter::kOpenbLists) return import_alibaba_openb(args);
@@ -346,11 +419,13 @@ int cmd_import(const std::vector<std::string>& args) {
                  "Formats (an openb pod list becomes a capsim trace, with a node list a scenario;\n"
                  "a job log becomes capsim's job-level trace):\n"
               << format_list(TraceImporter::kOpenbLists) << format_list(TraceImporter::kJobLog)
+              << fmt::format("  {:<15} {}\n", "kubernetes",
+                             "a cluster dump (kubectl get -A -o yaml|json) -> DIR/scenario.yaml")
               << "\n`capsim import FORMAT --help` lists a format's options.\n";
     return args.empty() ? kUsage : kOk;
   }
   std::cerr << fmt::format("capsim import: error: unknown format '{}' (supported: {})\n",
-                           args.front(), loader_registry().trace_names(true));
+                           args.front(), loader_registry().trace_names(true) + ", kubernetes");
   return kUsage;
 }
 

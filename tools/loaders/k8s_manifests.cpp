@@ -822,6 +822,9 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   p.name = meta.name;
   p.namespace_ = meta.namespace_;
   p.labels = meta.labels;
+  // A pod whose controller is not read (a dump's Pod of a ReplicaSet or Job) reports under its
+  // owner, so the report groups the owner's pods.
+  p.job_name = meta.owner_name;
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
   read_topology_annotations(meta, p, ctx);

@@ -1,0 +1,286 @@
+// capsim import kubernetes: the corpus in tests/data/k8s-dump is a small GPU cluster's
+// `kubectl get -A -o yaml` dump (and the same as -o json) with finished, running and pending pods,
+// MIG and time-sliced nodes. Imported and run, pods that ran are where they ran, running ones are
+// bound on their nodes, the pending one stays pending; what the importer cannot carry over is
+// reported by kind, field or node name; bad input is located in the dump.
+#include "tools/loaders/k8s_dump.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "fixtures/cli_run.hpp"
+#include "reports/run_reader.hpp"
+#include "sim/input_error.hpp"
+
+namespace capsim {
+
+namespace {
+
+std::string corpus(const std::string& name) {
+  return testing::source_path("tests/data/k8s-dump/" + name);
+}
+
+// The scenario without its header comment, which names the input files.
+std::string without_header(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    const std::string line = text.substr(pos, end - pos);
+    if (line.rfind("# Imported", 0) != 0 && line.rfind("#   ", 0) != 0) out += line + "\n";
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+// The document of pod `name` in a pods.yaml text, from its "---" to the next.
+std::string pod_doc(const std::string& pods, const std::string& name) {
+  const std::size_t at = pods.find("\n  name: " + name + "\n");
+  REQUIRE(at != std::string::npos);
+  const std::size_t begin = pods.rfind("---", at);
+  const std::size_t end = pods.find("---", at);
+  return pods.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+struct PodRow {
+  std::string status, node, job;
+  double submit = -1, start = -1, end = -1;
+};
+
+std::map<std::string, PodRow> pod_rows(const std::string& db) {
+  RunReader reader(db);
+  auto st = reader.db().prepare(
+      "SELECT pod, status, coalesce(node, ''), coalesce(job, ''), submit_s, "
+      "coalesce(start_s, -1), coalesce(end_s, -1) FROM pod WHERE run_id = 1");
+  std::map<std::string, PodRow> rows;
+  while (st.step()) {
+    rows[st.column_text(0)] = PodRow{st.column_text(1),   st.column_text(2),   st.column_text(3),
+                                     st.column_double(4), st.column_double(5), st.column_double(6)};
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("parse_rfc3339 reads the API server's times, with fractions and offsets") {
+  struct Case {
+    const char* text;
+    std::optional<std::int64_t> want;
+  };
+  const Case cases[] = {
+      {"1970-01-01T00:00:00Z", 0},
+      // 2026-11-30 is day 20,787 after 1970-01-01: 20,787 x 86,400 + 8 h.
+      {"2026-11-30T08:00:00Z", 20787LL * 86400 + 8 * 3600},
+      {"2026-11-30T08:00:00.123456Z", 20787LL * 86400 + 8 * 3600},
+      {"2026-11-30T10:00:00+02:00", 20787LL * 86400 + 8 * 3600},
+      {"2024-02-29T00:00:00Z", 19782LL * 86400},  // a leap day
+      {"2026-11-30 08:00:00Z", std::nullopt},
+      {"2026-13-01T00:00:00Z", std::nullopt},
+      {"2026-11-30T08:00:00", std::nullopt},
+      {"yesterday", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    CHECK(parse_rfc3339(c.text) == c.want);
+  }
+}
+
+TEST_CASE("a dump read as -o yaml and as -o json imports to the same scenario") {
+  RealFiles files;
+  const DumpImport y = import_kubernetes_dump(files, {corpus("cluster.yaml")}, {});
+  const DumpImport j = import_kubernetes_dump(files, {corpus("cluster.json")}, {});
+  REQUIRE(y.files.size() == j.files.size());
+  for (std::size_t i = 0; i < y.files.size(); ++i) {
+    CAPTURE(y.files[i].name);
+    CHECK(y.files[i].name == j.files[i].name);
+    CHECK(without_header(y.files[i].text) == without_header(j.files[i].text));
+  }
+  CHECK(y.report == j.report);
+  // 6 nodes in the dump, odd-0's GPU is unknown; 11 pods, one never ran.
+  CHECK(y.nodes == 5);
+  CHECK(y.pods == 9);
+}
+
+TEST_CASE("an imported dump replays: pods that ran where they ran, running ones bound, pending") {
+  testing::ScratchDir dir("k8s-dump");
+  const auto imp = testing::run_capsim(
+      "import kubernetes '" + corpus("cluster.yaml") + "' -o '" + dir.file("out") + "'", dir);
+  INFO(imp.err);
+  REQUIRE(imp.exit_code == 0);
+  // What is not carried over is reported: the node by name, kinds and fields counted.
+  CHECK(imp.err.find("node odd-0 is not carried over: GPU product 'NVIDIA-Imaginary-9000'") !=
+        std::string::npos);
+  CHECK(imp.err.find("1 x Pod Failed without a container run (UnexpectedAdmissionError)") !=
+        std::string::npos);
+  CHECK(imp.err.find("1 x apps/v1 ReplicaSet (its pods are carried over") != std::string::npos);
+  CHECK(imp.err.find("1 x v1 Service") != std::string::npos);
+  CHECK(imp.err.find("1 x Pod status.containerStatuses[].restartCount > 0") != std::string::npos);
+  CHECK(imp.err.find("5 node(s) (1 pool(s), 3 single node(s)), 9 pod(s): 3 finished (1 failed), "
+                     "5 running at the dump (bound on their nodes), 1 pending") !=
+        std::string::npos);
+  const std::string scenario = testing::slurp(dir.file("out/scenario.yaml"));
+  CHECK(scenario.find("# Time 0 is 2026-11-30T08:00:00Z") != std::string::npos);
+  CHECK(scenario.find("durations:\n  - long_running: true") != std::string::npos);
+
+  const auto run = testing::run_capsim(
+      "run '" + dir.file("out/scenario.yaml") + "' -o '" + dir.file("replay.db") + "' --quiet",
+      dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = pod_rows(dir.file("replay.db"));
+  CHECK(rows.size() == 9);
+  CHECK(rows.count("rejected") == 0);
+  auto row = [&](const std::string& pod) {
+    CAPTURE(pod);
+    REQUIRE(rows.count(pod) == 1);
+    return rows.at(pod);
+  };
+  // Finished: arrive at creation, run for startedAt -> finishedAt, on the node they ran on.
+  const PodRow a = row("train-a-x7k2p");
+  CHECK(a.status == "completed");
+  CHECK(a.node == "a100-0");
+  CHECK(a.job == "train-a");
+  CHECK(a.submit == 0);
+  CHECK(a.end - a.start == doctest::Approx(3600));  // 08:00:05 -> 09:00:05
+  const PodRow b = row("train-b-q9m4d");
+  CHECK(b.status == "failed");
+  CHECK(b.node == "a100-1");
+  CHECK(b.submit == 600);
+  CHECK(b.end - b.start == doctest::Approx(1800));
+  CHECK(row("mig-eval").node == "mig-0");
+  CHECK(row("mig-eval").status == "completed");
+  // Running at the dump: bound on their node from the time they were scheduled there.
+  for (const auto& [pod, node] :
+       std::map<std::string, std::string>{{"long-train", "a100-1"},
+                                          {"infer-7d9f-abcde", "a100-0"},
+                                          {"mig-notebook", "mig-0"},
+                                          {"t4-demo", "t4-0"},
+                                          {"node-agent-r2d2x", "cpu-0"}}) {
+    CAPTURE(pod);
+    CHECK(row(pod).status == "running");
+    CHECK(row(pod).node == node);
+  }
+  CHECK(row("infer-7d9f-abcde").submit == 3910);  // PodScheduled at 09:05:10
+  CHECK(row("infer-7d9f-abcde").job == "infer-7d9f");
+  CHECK(row("mig-notebook").submit == 1803);  // no PodScheduled condition: startedAt 08:30:03
+  // Pending at the dump, and still pending: both A100 nodes are taken at 11:00.
+  const PodRow p = row("big-train-zz9qp");
+  CHECK(p.status == "pending");
+  CHECK(p.submit == 10800);
+}
+
+TEST_CASE("--placement free and bind, --running pin change only how pods reach their node") {
+  RealFiles files;
+  DumpImportOptions bind;
+  bind.placement = DumpImportOptions::Placement::kBind;
+  bind.running = DumpImportOptions::Running::kPin;
+  const DumpImport r = import_kubernetes_dump(files, {corpus("cluster.yaml")}, bind);
+  const std::string& pods = r.files.at(1).text;
+  // train-a is bound where it ran, arriving when it was scheduled (08:00:01).
+  const std::string train_a = pod_doc(pods, "train-a-x7k2p");
+  CHECK(train_a.find("nodeName: a100-0") != std::string::npos);
+  CHECK(train_a.find("capsim.io/arrival: 1s") != std::string::npos);
+  // long-train is pinned by a required node affinity, not bound.
+  const std::string long_train = pod_doc(pods, "long-train");
+  CHECK(long_train.find("nodeName") == std::string::npos);
+  CHECK(long_train.find("requiredDuringSchedulingIgnoredDuringExecution") != std::string::npos);
+
+  DumpImportOptions free;
+  free.placement = DumpImportOptions::Placement::kFree;
+  const DumpImport f = import_kubernetes_dump(files, {corpus("cluster.yaml")}, free);
+  const std::string free_a = pod_doc(f.files.at(1).text, "train-a-x7k2p");
+  CHECK(free_a.find("nodeName") == std::string::npos);
+  CHECK(free_a.find("affinity") == std::string::npos);
+}
+
+TEST_CASE("a kube-scheduler-simulator export imports like a kubectl dump") {
+  RealFiles files;
+  const DumpImport r = import_kubernetes_dump(files, {corpus("kss-export.json")}, {});
+  CHECK(r.nodes == 2);
+  CHECK(r.pods == 2);
+  bool noted = false;
+  for (const std::string& line : r.report)
+    noted = noted || line == "not carried over: 1 x StorageClass";
+  CHECK(noted);
+  const std::string& scenario = r.files.at(0).text;
+  CHECK(scenario.find("model: H100-80GB") != std::string::npos);
+}
+
+TEST_CASE("a MIG layout from the GPU Operator's mig-parted ConfigMap is carried over") {
+  RealFiles files;
+  const std::string node = corpus("custom-mig-node.yaml");
+  // Without the config the node cannot be modelled, and says so by name.
+  const DumpImport without = import_kubernetes_dump(files, {node}, {});
+  CHECK(without.nodes == 0);
+  REQUIRE(!without.report.empty());
+  CHECK(without.report.at(1).find("node mig-custom-0 is not carried over: its MIG layout "
+                                  "nvidia.com/mig.config=team-mix") == 0);
+  const DumpImport with =
+      import_kubernetes_dump(files, {node, corpus("mig-parted-configmap.yaml")}, {});
+  CHECK(with.nodes == 1);
+  REQUIRE(with.files.size() == 3);
+  CHECK(with.files.at(2).name == "mig-parted-0.yaml");
+  CHECK(with.files.at(0).text.find("mig_configs:\n  - mig-parted-0.yaml") != std::string::npos);
+  CHECK(with.files.at(0).text.find("config: team-mix") != std::string::npos);
+}
+
+TEST_CASE("bad dumps are refused with the file, line and field") {
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* want_at;  // the start of the message: file:line:column: field
+    const char* want;     // a part of the message
+  };
+  const Case cases[] = {
+      {"a time that is not RFC 3339, in the 8th line of a List (its item parsed alone)",
+       "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
+       "    name: p\n    creationTimestamp: yesterday\n  spec:\n    containers: [{name: c}]\n",
+       "bad.yaml:8:24: items[0].metadata.creationTimestamp", "'yesterday' is not an RFC 3339 time"},
+      {"a misspelt pod field, as the Pod loader reads it",
+       "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
+       "    name: p\n    creationTimestamp: \"2026-11-30T08:00:00Z\"\n  spec:\n"
+       "    nodeSelecter: {a: b}\n    containers: [{name: c}]\n",
+       "bad.yaml:10:", "unknown field 'nodeSelecter' (did you mean 'nodeSelector'?)"},
+      {"a pod without its creation time",
+       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [{name: c}]\n",
+       "bad.yaml:", "creationTimestamp"},
+      {"a document that is no object", "pods_and_nodes: []\n", "bad.yaml",
+       "neither a Kubernetes object (no kind), a List (kind: List, items) nor a "
+       "kube-scheduler-simulator export"},
+      {"a node without cpu",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  capacity: {memory: 1Gi}\n",
+       "bad.yaml:5:13: status.capacity", "a Node's status.capacity needs cpu and memory"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    MemoryFiles files;
+    files.add("bad.yaml", c.text);
+    try {
+      (void)import_kubernetes_dump(files, {"bad.yaml"}, {});
+      FAIL("no error");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CAPTURE(what);
+      CHECK(e.kind() == InputErrorKind::kInvalid);
+      CHECK(what.rfind(c.want_at, 0) == 0);
+      CHECK(what.find(c.want) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("capsim import kubernetes exits 65 on a bad dump and writes nothing") {
+  testing::ScratchDir dir("k8s-dump-bad");
+  testing::write_file(dir.file("bad.yaml"),
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: x}\n"
+                      "spec: {containers: [{name: c}]}\n");
+  const auto r = testing::run_capsim(
+      "import kubernetes '" + dir.file("bad.yaml") + "' -o '" + dir.file("out") + "'", dir);
+  CHECK(r.exit_code == 65);
+  CHECK(r.err.find("bad.yaml:3:") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.file("out/scenario.yaml")));
+}
+
+}  // namespace capsim

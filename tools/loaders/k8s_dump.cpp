@@ -1,0 +1,1188 @@
+#include "tools/loaders/k8s_dump.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "models/gpu_catalog.hpp"
+#include "sim/world.hpp"
+#include "tools/loaders/duration_rules.hpp"
+#include "tools/loaders/k8s_fields.hpp"
+#include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/world_builder.hpp"
+
+namespace capsim {
+
+namespace {
+
+// --- time --------------------------------------------------------------------------------------
+
+// Days since 1970-01-01 of a proleptic Gregorian date (the usual era arithmetic: eras of 400
+// years of 146097 days, years counted from March so the leap day is last).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned mp = m > 2 ? m - 3 : m + 9;  // months from March
+  const unsigned doy = (153 * mp + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::string format_rfc3339(std::int64_t t) {
+  std::int64_t z = (t >= 0 ? t : t - 86399) / 86400;
+  const std::int64_t secs = t - z * 86400;
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, secs / 3600, secs / 60 % 60,
+                     secs % 60);
+}
+
+// --- YAML output ---------------------------------------------------------------------------------
+
+// A scalar as plain YAML when that reads back as the same string, else double-quoted.
+std::string scalar(const std::string& s) {
+  bool plain = !s.empty() && s.front() != '-' && s.front() != '.';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!(std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '/')) plain = false;
+  }
+  if (plain) {
+    std::string lower = s;
+    for (char& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null"}) {
+      if (lower == word) plain = false;
+    }
+  }
+  if (plain) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        q += "\\\"";
+        break;
+      case '\\':
+        q += "\\\\";
+        break;
+      case '\n':
+        q += "\\n";
+        break;
+      case '\t':
+        q += "\\t";
+        break;
+      case '\r':
+        q += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          q += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+        } else {
+          q += c;
+        }
+    }
+  }
+  return q + "\"";
+}
+
+void emit_map(std::string& out, const YAML::Node& n, int indent);
+void emit_seq(std::string& out, const YAML::Node& n, int indent);
+
+// The value after "key:" (or "- "): a scalar on the line, a collection on the lines below.
+void emit_value(std::string& out, const YAML::Node& n, int indent) {
+  if (!n.IsDefined() || n.IsNull()) {
+    out += " null\n";
+  } else if (n.IsScalar()) {
+    out += " " + scalar(n.Scalar()) + "\n";
+  } else if (n.IsMap()) {
+    if (n.size() == 0) {
+      out += " {}\n";
+      return;
+    }
+    out += "\n";
+    emit_map(out, n, indent);
+  } else {
+    if (n.size() == 0) {
+      out += " []\n";
+      return;
+    }
+    out += "\n";
+    emit_seq(out, n, indent);
+  }
+}
+
+// Keys sorted, so the output does not depend on the key order of the input (kubectl's JSON
+// follows the API types' field order, its YAML the alphabet).
+// (YAML::Node assignment writes through to the node it refers to, so nodes are never sorted or
+// assigned in containers here: orders are kept as indices.)
+void emit_map(std::string& out, const YAML::Node& n, int indent) {
+  std::vector<std::pair<std::string, YAML::Node>> entries;
+  for (const auto& kv : n)
+    entries.emplace_back(kv.first.Scalar(), kv.second);
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return entries[a].first < entries[b].first; });
+  for (std::size_t i : order) {
+    out += std::string(static_cast<std::size_t>(indent), ' ') + scalar(entries[i].first) + ":";
+    emit_value(out, entries[i].second, indent + 2);
+  }
+}
+
+void emit_seq(std::string& out, const YAML::Node& n, int indent) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  for (const auto& item : n) {
+    if (item.IsMap() && item.size() > 0) {
+      std::string sub;
+      emit_map(sub, item, indent + 2);
+      out += pad + "- " + sub.substr(static_cast<std::size_t>(indent) + 2);
+    } else {
+      out += pad + "-";
+      emit_value(out, item, indent + 2);
+    }
+  }
+}
+
+std::string emit_document(const YAML::Node& n) {
+  std::string out;
+  emit_map(out, n, 0);
+  return out;
+}
+
+// --- reading the dump ----------------------------------------------------------------------------
+
+// One object of the dump, with the kind it has (or, in a kube-scheduler-simulator export, the
+// kind of the list it is in).
+struct DumpObject {
+  YamlNode node;
+  std::string api_version;
+  std::string kind;
+};
+
+// What the importer did not carry over, counted: "what" -> how many, printed sorted.
+using Tally = std::map<std::string, std::size_t>;
+
+// The kube-scheduler-simulator export's lists (its ResourcesForImport: pods, nodes, pvs, pvcs,
+// storageClasses, priorityClasses, schedulerConfig, namespaces) and their kinds.
+const std::vector<std::pair<std::string, std::string>>& kss_lists() {
+  static const std::vector<std::pair<std::string, std::string>> k = {
+      {"pods", "Pod"},
+      {"nodes", "Node"},
+      {"priorityClasses", "PriorityClass"},
+      {"pvs", "PersistentVolume"},
+      {"pvcs", "PersistentVolumeClaim"},
+      {"storageClasses", "StorageClass"},
+      {"namespaces", "Namespace"},
+      {"schedulerConfig", "KubeSchedulerConfiguration"}};
+  return k;
+}
+
+void collect(const YamlNode& doc, std::vector<DumpObject>& out) {
+  if (doc.is_null()) return;
+  if (!doc.is_map()) doc.fail("a dump document is a mapping (a Kubernetes object or a List)");
+  MapReader m = doc.map();
+  if (!m.has("kind")) {
+    if (m.has("mig-configs")) {
+      out.push_back({doc, "", "mig-parted"});
+      return;
+    }
+    bool kss = false;
+    for (const auto& [key, value] : doc.entries()) {
+      const auto it = std::find_if(kss_lists().begin(), kss_lists().end(),
+                                   [&key = key](const auto& e) { return e.first == key; });
+      if (it == kss_lists().end()) continue;
+      kss = true;
+      if (it->second == "KubeSchedulerConfiguration") {
+        if (!value.is_null()) out.push_back({value, "", it->second});
+        continue;
+      }
+      for (const YamlNode& item : value.seq())
+        out.push_back({item, "", it->second});
+    }
+    if (!kss) {
+      doc.fail(
+          "neither a Kubernetes object (no kind), a List (kind: List, items) nor a "
+          "kube-scheduler-simulator export (pods, nodes, ...)");
+    }
+    return;
+  }
+  const std::string kind = m.req("kind").str();
+  const std::string api = m.has("apiVersion") ? m.req("apiVersion").str() : "";
+  if (kind == "List" || (kind.size() > 4 && kind.ends_with("List") && m.has("items"))) {
+    for (const YamlNode& item : m.req("items").seq())
+      collect(item, out);
+    return;
+  }
+  out.push_back({doc, api, kind});
+}
+
+YamlNode req(const YamlNode& n, const std::string& key) {
+  MapReader m = n.map();
+  return m.req(key);
+}
+
+std::optional<YamlNode> opt(const YamlNode& n, const std::string& key) {
+  if (n.is_null()) return std::nullopt;
+  MapReader m = n.map();
+  auto v = m.opt(key);
+  if (v && v->is_null()) return std::nullopt;
+  return v;
+}
+
+std::int64_t timestamp(const YamlNode& n) {
+  const auto t = parse_rfc3339(n.str());
+  if (!t) n.fail(fmt::format("'{}' is not an RFC 3339 time (e.g. 2026-11-30T08:00:00Z)", n.str()));
+  return *t;
+}
+
+std::string label(const std::map<std::string, std::string>& labels, const std::string& key) {
+  const auto it = labels.find(key);
+  return it == labels.end() ? "" : it->second;
+}
+
+constexpr const char* kArrival = "capsim.io/arrival";
+constexpr const char* kArrivalMark = "capsim-arrival-mark";  // emitted plain, replaced
+
+// The pass an object of `kind` belongs to (import_kubernetes_dump, step 1).
+int pass_of(std::string_view kind) {
+  return kind == "Node" ? 1 : kind == "Pod" ? 2 : 0;
+}
+
+// A kubectl `-o yaml` List (`apiVersion: v1`, `items:` with each item at column 0 as "- ...",
+// then `kind: List`) split into its items' text without parsing the whole: the start offset and
+// 0-based line of each item, and its kind when a top-level `kind:` line tells it. Empty when the
+// text is not of that shape (then it is parsed whole).
+struct ItemText {
+  std::size_t begin = 0, end = 0;
+  int line = 0;
+  std::string kind;
+};
+
+std::vector<ItemText> split_kubectl_list(const std::string& text) {
+  std::vector<ItemText> items;
+  bool in_items = false, done = false;
+  int line = 0;
+  for (std::size_t pos = 0; pos < text.size(); ++line) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view l(text.data() + pos, eol - pos);
+    if (l.starts_with("---") || l.starts_with("...")) return {};  // several documents
+    if (!in_items) {
+      if (l == "items:" || l == "items:\r") in_items = true;
+    } else if (!done && l.starts_with("- ")) {
+      if (!items.empty()) items.back().end = pos;
+      items.push_back({pos, text.size(), line, ""});
+    } else if (!done && !l.empty() && l.front() != ' ' && l.front() != '#' && l.front() != '\r') {
+      if (!items.empty()) items.back().end = pos;
+      done = true;
+    }
+    if (!items.empty() && items.back().kind.empty() && !done) {
+      // The item's own kind: on its first line ("- kind: Pod") or a line at its keys' indent.
+      const std::string_view prefix = pos == items.back().begin ? "- kind: " : "  kind: ";
+      if (l.starts_with(prefix)) {
+        std::string_view k = l.substr(prefix.size());
+        if (!k.empty() && k.back() == '\r') k.remove_suffix(1);
+        items.back().kind = std::string(k);
+      }
+    }
+    pos = eol + 1;
+  }
+  if (!in_items) return {};
+  return items;
+}
+
+// Calls `fn` with each object of a dump file that belongs to pass `which` (pass_of).
+void for_each_object(const std::string& path, const std::string& text, int which,
+                     const std::function<void(const DumpObject&)>& fn) {
+  const std::vector<ItemText> items = split_kubectl_list(text);
+  if (items.empty()) {
+    std::vector<DumpObject> objects;
+    for (const YamlNode& doc : YamlNode::load_all_string(text, path))
+      collect(doc, objects);
+    for (const DumpObject& o : objects) {
+      if (pass_of(o.kind) == which) fn(o);
+    }
+    return;
+  }
+  const auto file = std::make_shared<const std::string>(path);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const ItemText& it = items[i];
+    if (!it.kind.empty() && pass_of(it.kind) != which) continue;
+    // The item as a document of its own: "- " becomes "  ", so its lines keep their columns;
+    // lines are counted from the item, and errors moved back to the file's lines.
+    std::string item = text.substr(it.begin, it.end - it.begin);
+    item[0] = ' ';
+    try {
+      YAML::Node node;
+      try {
+        node = YAML::Load(item);
+      } catch (const YAML::Exception& e) {
+        throw InputError(
+            InputErrorKind::kInvalid,
+            InputLocation{path, e.mark.line + 1, e.mark.column + 1, fmt::format("items[{}]", i)},
+            e.msg);
+      }
+      std::vector<DumpObject> objects;
+      collect(YamlNode(node, file, fmt::format("items[{}]", i)), objects);
+      for (const DumpObject& o : objects) {
+        if (pass_of(o.kind) == which) fn(o);
+      }
+    } catch (const InputError& e) {
+      if (e.where().file != path || e.where().line <= 0) throw;
+      InputLocation at = e.where();
+      at.line += it.line;
+      throw InputError(e.kind(), at, e.message());
+    }
+  }
+}
+
+// --- nodes ---------------------------------------------------------------------------------------
+
+struct NodeOut {
+  std::string name;
+  std::string pool;
+  double speed = 1.0;  // the GPU model's relative_speed (1 without GPUs)
+  const GpuModel* model = nullptr;
+  YAML::Node fields;  // the scenario entry without name/pool/count
+  std::string key;    // fields as text: nodes with the same key are identical
+};
+
+std::string memory_text(std::int64_t bytes) {
+  constexpr std::int64_t kMi = 1024 * 1024;
+  if (bytes % (kMi * 1024) == 0) return fmt::format("{}Gi", bytes / (kMi * 1024));
+  if (bytes % kMi == 0) return fmt::format("{}Mi", bytes / kMi);
+  if (bytes % 1024 == 0) return fmt::format("{}Ki", bytes / 1024);
+  return std::to_string(bytes);
+}
+
+std::string quantity_text(const std::string& resource, std::int64_t v) {
+  if (resource == "cpu") return v % 1000 == 0 ? std::to_string(v / 1000) : fmt::format("{}m", v);
+  if (resource == "memory" || resource == "ephemeral-storage" ||
+      resource.rfind("hugepages-", 0) == 0) {
+    return memory_text(v);
+  }
+  return std::to_string(v);
+}
+
+struct Importer {
+  explicit Importer(const DumpImportOptions& o) : options(o) {}
+
+  const DumpImportOptions& options;
+  const GpuCatalog& catalog = GpuCatalog::builtin();
+  Tally not_carried;  // kinds and fields
+  std::vector<std::string> notes;
+  std::set<std::string> mig_config_names;  // defined by mig-parted inputs
+  std::vector<DumpOutputFile> mig_files;
+  std::set<std::string> priority_classes;
+  std::vector<YAML::Node> priority_docs;
+
+  void mig_parted(const DumpObject& o) {
+    // A raw mig-parted file, or a ConfigMap whose keys hold one (the GPU Operator's).
+    YAML::Node doc;
+    if (o.kind == "mig-parted") {
+      for (const auto& [name, v] : req(o.node, "mig-configs").entries())
+        mig_config_names.insert(name);
+      doc = YAML::Clone(o.node.raw());
+    } else {
+      const YamlNode meta = req(o.node, "metadata");
+      doc["apiVersion"] = "v1";
+      doc["kind"] = "ConfigMap";
+      doc["metadata"]["name"] = req(meta, "name").str();
+      if (auto ns = opt(meta, "namespace")) doc["metadata"]["namespace"] = ns->str();
+      for (const auto& [key, value] : req(o.node, "data").entries()) {
+        doc["data"][key] = value.str();
+        const YamlNode parsed = YamlNode::load_string(value.str(), value.file() + ":" + key);
+        if (auto cfgs = parsed.is_map() ? opt(parsed, "mig-configs") : std::nullopt) {
+          for (const auto& [name, v] : cfgs->entries())
+            mig_config_names.insert(name);
+        }
+      }
+    }
+    mig_files.push_back({fmt::format("mig-parted-{}.yaml", mig_files.size()), emit_document(doc)});
+  }
+
+  bool is_mig_parted_configmap(const DumpObject& o) const {
+    if (o.kind != "ConfigMap") return false;
+    const auto data = opt(o.node, "data");
+    if (!data) return false;
+    for (const auto& [key, value] : data->entries()) {
+      if (value.is_scalar() && value.str().find("mig-configs") != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  // A Node as a scenario node entry, or nullopt (reported by name) when capsim cannot model it.
+  std::optional<NodeOut> node(const DumpObject& o) {
+    const YamlNode meta = req(o.node, "metadata");
+    NodeOut out;
+    out.name = req(meta, "name").str();
+    std::map<std::string, std::string> labels;
+    std::optional<YamlNode> labels_node = opt(meta, "labels");
+    if (labels_node) {
+      for (const auto& [k, v] : labels_node->entries()) {
+        if (const std::string p = label_key_problem(k); !p.empty()) {
+          v.fail(fmt::format("invalid label key '{}': {}", k, p));
+        }
+        labels[k] = v.is_null() ? "" : v.str();
+      }
+    }
+    const YamlNode status = req(o.node, "status");
+    const YamlNode cap_node = req(status, "capacity");
+    std::map<std::string, std::int64_t> cap, alloc;
+    for (const ResourceAmount& a : parse_resource_amounts(cap_node, ResourceScope::kNode))
+      cap[a.name] = a.value;
+    alloc = cap;
+    if (auto a = opt(status, "allocatable")) {
+      for (const ResourceAmount& r : parse_resource_amounts(*a, ResourceScope::kNode))
+        alloc[r.name] = r.value;
+    }
+    if (cap["cpu"] == 0 || cap["memory"] == 0) {
+      cap_node.fail("a Node's status.capacity needs cpu and memory");
+    }
+    auto skip = [&](const std::string& why) -> std::optional<NodeOut> {
+      notes.push_back(fmt::format("node {} is not carried over: {}", out.name, why));
+      return std::nullopt;
+    };
+
+    YAML::Node f;
+    // GPUs: GPU Feature Discovery's labels (nvidia.com/gpu.product, gpu.count; MIG single
+    // strategy appends -MIG-<profile> to the product, sharing appends -SHARED).
+    std::string product = label(labels, "nvidia.com/gpu.product");
+    const std::string explicit_model = label(labels, "capsim.io/gpu-model");
+    bool single_mig_product = false;
+    if (const auto pos = product.find("-MIG-"); pos != std::string::npos) {
+      product.resize(pos);
+      single_mig_product = true;
+    }
+    if (product.ends_with("-SHARED")) product.resize(product.size() - 7);
+    const std::string sharing = label(labels, "nvidia.com/gpu.sharing-strategy");
+    std::int64_t replicas = 1;
+    if (const std::string r = label(labels, "nvidia.com/gpu.replicas"); !r.empty()) {
+      replicas = req(*labels_node, "nvidia.com/gpu.replicas").integer(1, 1000);
+    }
+    bool mig_resources = false;
+    for (const auto& [name, v] : cap) {
+      if (name.rfind("nvidia.com/mig-", 0) == 0 && v > 0) mig_resources = true;
+    }
+    const std::int64_t advertised =
+        cap["nvidia.com/gpu"] > 0 ? cap["nvidia.com/gpu"] : cap["nvidia.com/gpu.shared"];
+    std::int64_t gpus = 0;
+    if (const std::string c = label(labels, "nvidia.com/gpu.count"); !c.empty()) {
+      gpus = req(*labels_node, "nvidia.com/gpu.count").integer(0, 64);
+    } else if (sharing == "time-slicing" || sharing == "mps") {
+      gpus = advertised / replicas;
+    } else {
+      gpus = advertised;
+    }
+    if (gpus > 0 && advertised == 0 && !mig_resources && !single_mig_product) gpus = 0;
+    if (advertised > 0 || mig_resources) {
+      const GpuModel* model = nullptr;
+      if (!explicit_model.empty()) {
+        model = catalog.find(explicit_model);
+      } else if (!product.empty()) {
+        model = catalog.find(product);
+      }
+      if (model == nullptr) {
+        return skip(product.empty() && explicit_model.empty()
+                        ? "it has GPUs but no nvidia.com/gpu.product label (GPU Feature "
+                          "Discovery) to tell their model"
+                        : fmt::format("GPU product '{}' is not in capsim's catalog (`capsim "
+                                      "catalog`; a capsim.io/gpu-model label names one)",
+                                      explicit_model.empty() ? product : explicit_model));
+      }
+      if (gpus == 0) {
+        return skip(
+            "it advertises GPUs or MIG devices but no nvidia.com/gpu.count label tells how many "
+            "physical GPUs it has");
+      }
+      f["gpu"]["model"] = model->name;
+      out.speed = model->relative_speed > 0 ? model->relative_speed : 1.0;
+      out.model = model;
+      f["gpu"]["count"] = gpus;
+      if (alloc["nvidia.com/gpu"] < cap["nvidia.com/gpu"]) {
+        ++not_carried
+            ["Node status.allocatable nvidia.com/gpu below capacity (unhealthy GPUs): capsim "
+             "uses every GPU"];
+      }
+      // MIG: the layout mig-manager applied (nvidia.com/mig.config) under the device plugin's
+      // strategy (nvidia.com/mig.strategy).
+      const std::string mig_config = label(labels, "nvidia.com/mig.config");
+      std::string strategy = label(labels, "nvidia.com/mig.strategy");
+      if (strategy.empty()) strategy = single_mig_product ? "single" : "mixed";
+      if (mig_resources || single_mig_product) {
+        if (mig_config.empty() || mig_config == "all-disabled") {
+          return skip(
+              "it advertises MIG devices but has no nvidia.com/mig.config label naming the "
+              "layout (mig-manager sets it)");
+        }
+        const bool preset =
+            std::any_of(model->mig_presets.begin(), model->mig_presets.end(),
+                        [&](const MigLayoutPreset& p) { return p.name == mig_config; });
+        if (!preset && mig_config_names.count(mig_config) == 0) {
+          return skip(fmt::format(
+              "its MIG layout nvidia.com/mig.config={} is no preset of {} and no mig-parted "
+              "config among the inputs defines it (give the GPU Operator's mig-parted ConfigMap "
+              "as an input)",
+              mig_config, model->name));
+        }
+        if (strategy != "single" && strategy != "mixed") {
+          return skip(fmt::format("unknown nvidia.com/mig.strategy '{}'", strategy));
+        }
+        f["mig"]["config"] = mig_config;
+        f["mig"]["strategy"] = strategy;
+      }
+      if ((sharing == "time-slicing" || sharing == "mps") && replicas > 1) {
+        // The device plugin's sharing config, as its labels tell it (gpu.replicas).
+        YAML::Node res;
+        res["name"] = "nvidia.com/gpu";
+        res["replicas"] = replicas;
+        YAML::Node cfg;
+        cfg["version"] = "v1";
+        const char* mode = sharing == "mps" ? "mps" : "timeSlicing";
+        cfg["sharing"][mode]["resources"].push_back(res);
+        if (cap["nvidia.com/gpu.shared"] > 0) cfg["sharing"][mode]["renameByDefault"] = true;
+        f["sharing"] = cfg;
+      }
+    } else if (mig_resources || single_mig_product) {
+      return skip("it advertises MIG devices without a GPU model");
+    }
+    if (labels.count("nvidia.com/device-plugin.config") != 0) {
+      // capsim reads the sharing from the gpu.replicas labels; the config the label names is not
+      // among the inputs.
+      ++not_carried
+          ["Node label nvidia.com/device-plugin.config (sharing is read from "
+           "nvidia.com/gpu.replicas and gpu.sharing-strategy)"];
+      labels.erase("nvidia.com/device-plugin.config");
+    }
+    if (label(labels, "kubernetes.io/hostname") == out.name) labels.erase("kubernetes.io/hostname");
+    if (!f["mig"] && labels.count("nvidia.com/mig.config") != 0 && !f["gpu"]) {
+      labels.erase("nvidia.com/mig.config");  // a MIG label on a node without GPUs means nothing
+    }
+
+    f["cpu"] = quantity_text("cpu", cap["cpu"]);
+    f["memory"] = quantity_text("memory", cap["memory"]);
+    if (cap["pods"] > 0) f["pods"] = cap["pods"];
+    if (cap["ephemeral-storage"] > 0) {
+      f["ephemeral_storage"] = quantity_text("ephemeral-storage", cap["ephemeral-storage"]);
+    }
+    YAML::Node resources, reserved;
+    for (const auto& [name, v] : cap) {
+      const bool gpu_resource = name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+                                name.rfind("nvidia.com/mig-", 0) == 0;
+      if (gpu_resource) continue;
+      const bool base =
+          name == "cpu" || name == "memory" || name == "pods" || name == "ephemeral-storage";
+      if (!base && v > 0) resources[name] = quantity_text(name, v);
+      const std::int64_t a = alloc.count(name) ? alloc[name] : v;
+      if (a < v && (base || v > 0)) reserved[name] = quantity_text(name, v - a);
+    }
+    for (const auto& [name, v] : alloc) {
+      if (cap.count(name) == 0 && v > 0) {
+        opt(status, "allocatable")
+            ->fail(fmt::format("allocatable names {}, which capacity does not", name));
+      }
+    }
+    if (resources.size() > 0) f["resources"] = resources;
+    if (reserved.size() > 0) f["reserved"] = reserved;
+    if (!labels.empty()) {
+      for (const auto& [k, v] : labels)
+        f["labels"][k] = v;
+    }
+    if (auto spec = opt(o.node, "spec")) {
+      if (auto t = opt(*spec, "taints")) {
+        for (const YamlNode& taint : t->seq()) {
+          YAML::Node tn;
+          tn["key"] = req(taint, "key").str();
+          if (auto v = opt(taint, "value")) tn["value"] = v->str();
+          tn["effect"] = req(taint, "effect").str();
+          f["taints"].push_back(tn);
+        }
+      }
+      if (auto u = opt(*spec, "unschedulable"); u && u->boolean()) f["unschedulable"] = true;
+    }
+    out.pool = label(labels, "capsim.io/pool");
+    // The cloud's node pool labels, else the instance type.
+    for (const char* key :
+         {"cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool",
+          "kubernetes.azure.com/agentpool", "node.kubernetes.io/instance-type"}) {
+      if (out.pool.empty()) out.pool = label(labels, key);
+    }
+    if (out.pool.empty()) {
+      out.pool = f["gpu"] ? fmt::format("{}-{}gpu", f["gpu"]["model"].Scalar(), gpus) : "cpu";
+      for (char& c : out.pool)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    out.fields = f;
+    out.key = emit_document(f);
+    return out;
+  }
+};
+
+// `nodes` grouped: identical nodes named <pool>-0 .. <pool>-(n-1) become one pool entry with a
+// count (capsim names pool nodes that way), every other node a single node entry.
+std::string cluster_yaml(const std::vector<NodeOut>& nodes, std::size_t& pool_count,
+                         std::size_t& single_count) {
+  std::map<std::pair<std::string, std::string>, std::vector<const NodeOut*>> groups;
+  for (const NodeOut& n : nodes)
+    groups[{n.pool, n.key}].push_back(&n);
+  std::map<std::string, std::size_t> groups_per_pool;
+  for (const auto& [k, v] : groups)
+    ++groups_per_pool[k.first];
+  YAML::Node pools, singles;
+  for (const auto& [k, members] : groups) {
+    std::set<std::string> names;
+    for (const NodeOut* n : members)
+      names.insert(n->name);
+    bool as_pool = groups_per_pool[k.first] == 1;
+    for (std::size_t i = 0; as_pool && i < members.size(); ++i)
+      as_pool = names.count(fmt::format("{}-{}", k.first, i)) == 1;
+    if (as_pool) {
+      YAML::Node p = YAML::Clone(members.front()->fields);
+      p["name"] = k.first;
+      p["count"] = members.size();
+      pools.push_back(p);
+      continue;
+    }
+    for (const NodeOut* n : members) {
+      YAML::Node s = YAML::Clone(n->fields);
+      s["name"] = n->name;
+      s["pool"] = n->pool;
+      singles.push_back(s);
+    }
+  }
+  pool_count = pools.size();
+  single_count = singles.size();
+  // Pools in name order, single nodes in name order: the order of the dump does not matter.
+  auto by_name = [](const YAML::Node& list) {
+    std::vector<std::pair<std::string, std::size_t>> order;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      order.emplace_back(list[i]["name"].Scalar(), i);
+    std::sort(order.begin(), order.end());
+    YAML::Node out;
+    for (const auto& [name, i] : order)
+      out.push_back(list[i]);
+    return out;
+  };
+  YAML::Node cluster;
+  if (pools.size() > 0) cluster["pools"] = by_name(pools);
+  if (singles.size() > 0) cluster["nodes"] = by_name(singles);
+  std::string out;
+  emit_map(out, cluster, 2);
+  return out;
+}
+
+// --- pods ----------------------------------------------------------------------------------------
+
+struct PodOut {
+  std::string namespace_, name;
+  std::int64_t arrival = 0;  // Unix seconds, made relative at the end
+  std::map<std::string, std::string> annotations;
+  std::string text;  // the document, kArrivalMark where its arrival goes
+};
+
+// The container runs a pod's status records (init containers too): the earliest start, the
+// latest finish, restarts.
+struct ContainerRuns {
+  std::optional<std::int64_t> start, finish;
+  std::int64_t restarts = 0;
+  std::size_t running = 0;
+};
+
+ContainerRuns container_runs(const YamlNode& status) {
+  ContainerRuns r;
+  auto earliest = [](std::optional<std::int64_t>& v, std::int64_t t) {
+    v = v ? std::min(*v, t) : t;
+  };
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const auto l = opt(status, list);
+    if (!l) continue;
+    for (const YamlNode& c : l->seq()) {
+      if (auto n = opt(c, "restartCount")) r.restarts += n->integer(0);
+      const auto state = opt(c, "state");
+      if (!state) continue;
+      if (auto run = opt(*state, "running")) {
+        ++r.running;
+        if (auto s = opt(*run, "startedAt")) earliest(r.start, timestamp(*s));
+      }
+      if (auto term = opt(*state, "terminated")) {
+        if (auto s = opt(*term, "startedAt")) earliest(r.start, timestamp(*s));
+        if (auto f = opt(*term, "finishedAt")) {
+          const std::int64_t t = timestamp(*f);
+          r.finish = r.finish ? std::max(*r.finish, t) : t;
+        }
+      }
+    }
+  }
+  return r;
+}
+
+void prefer_node(YAML::Node spec, const std::string& node) {
+  YAML::Node term;
+  term["weight"] = 100;
+  YAML::Node field;
+  field["key"] = "metadata.name";
+  field["operator"] = "In";
+  field["values"].push_back(node);
+  term["preference"]["matchFields"].push_back(field);
+  spec["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"].push_back(
+      term);
+}
+
+// A required node affinity to `node`, ANDed into every existing term (terms are ORed).
+void pin_node(YAML::Node spec, const std::string& node) {
+  YAML::Node field;
+  field["key"] = "metadata.name";
+  field["operator"] = "In";
+  field["values"].push_back(node);
+  YAML::Node required =
+      spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  YAML::Node terms = required["nodeSelectorTerms"];
+  if (!terms.IsSequence() || terms.size() == 0) {
+    YAML::Node t;
+    t["matchFields"].push_back(field);
+    required["nodeSelectorTerms"].push_back(t);
+    return;
+  }
+  for (YAML::Node t : terms) {
+    YAML::Node fields = t["matchFields"];
+    bool has = false;
+    for (const auto& fl : fields)
+      has = has || fl["key"].Scalar() == "metadata.name";
+    if (!has) t["matchFields"].push_back(field);
+  }
+}
+
+constexpr const char* kSmFraction = "capsim.io/gpu-sm-fraction";
+
+// The compute width of the narrowest MIG instance a pod asks for on `model`, as capsim's device
+// units have it (sim/cluster.cpp, make_units: the geometric mean of the SM and memory-slice
+// fractions), rounded down to 6 digits; nullopt when it asks for none.
+std::optional<double> mig_width(const YamlNode& spec, const GpuModel& model) {
+  std::optional<double> width;
+  for (const char* list : {"initContainers", "containers"}) {
+    const auto l = opt(spec, list);
+    if (!l) continue;
+    for (const YamlNode& c : l->seq()) {
+      const auto res = opt(c, "resources");
+      if (!res) continue;
+      for (const char* part : {"requests", "limits"}) {
+        const auto m = opt(*res, part);
+        if (!m) continue;
+        for (const auto& [k, v] : m->entries()) {
+          constexpr std::string_view kMig = "nvidia.com/mig-";
+          if (k.rfind(kMig, 0) != 0) continue;
+          const MigProfile* p = model.find_profile(k.substr(kMig.size()));
+          if (p == nullptr || model.sms <= 0 || model.mig_memory_slots <= 0) continue;
+          const double w = std::sqrt(static_cast<double>(p->sms) / model.sms * p->memory_slices /
+                                     model.mig_memory_slots);
+          const double down = std::floor(w * 1e6) / 1e6;
+          width = width ? std::min(*width, down) : down;
+        }
+      }
+    }
+  }
+  return width;
+}
+
+// Whether a container asks for an NVIDIA device (whole GPU, replica or MIG instance).
+bool requests_gpus(const YamlNode& spec) {
+  for (const char* list : {"initContainers", "containers"}) {
+    const auto l = opt(spec, list);
+    if (!l) continue;
+    for (const YamlNode& c : l->seq()) {
+      const auto res = opt(c, "resources");
+      if (!res) continue;
+      for (const char* part : {"requests", "limits"}) {
+        const auto m = opt(*res, part);
+        if (!m) continue;
+        for (const auto& [k, v] : m->entries()) {
+          if (k.rfind("nvidia.com/", 0) == 0) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+std::string seconds_text(std::int64_t s) {
+  return fmt::format("{}s", s);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
+    if (at + n > s.size()) return std::nullopt;
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+      s[13] != ':' || s[16] != ':') {
+    return std::nullopt;
+  }
+  const auto y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2),
+             mi = digits(14, 2), sec = digits(17, 2);
+  if (!y || !mo || !d || !h || !mi || !sec || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
+      *mi > 59 || *sec > 60) {
+    return std::nullopt;
+  }
+  std::size_t i = 19;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const std::size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+      ++i;
+    if (i == start) return std::nullopt;
+  }
+  std::int64_t offset = 0;
+  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+    ++i;
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    const auto oh = digits(i + 1, 2), om = digits(i + 4, 2);
+    if (!oh || !om || i + 3 >= s.size() || s[i + 3] != ':') return std::nullopt;
+    offset = (s[i] == '+' ? 1 : -1) * (*oh * 3600 + *om * 60);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  return days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d)) * 86400 +
+         *h * 3600 + *mi * 60 + *sec - offset;
+}
+
+DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::string>& paths,
+                                  const DumpImportOptions& options) {
+  // 1. The objects of every file, Lists and exports unpacked, in three passes (mig-parted
+  // configs and priority classes, then nodes, then pods: each needs what the one before found),
+  // so that no more than one List item is held parsed at a time.
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const std::string& path : paths)
+    texts.emplace_back(path, files.read(path));
+  Importer im(options);
+  auto pass = [&texts](int which, const std::function<void(const DumpObject&)>& fn) {
+    for (const auto& [path, text] : texts)
+      for_each_object(path, text, which, fn);
+  };
+  pass(0, [&im](const DumpObject& o) {
+    if (o.kind == "mig-parted" || im.is_mig_parted_configmap(o)) {
+      im.mig_parted(o);
+    } else if (o.kind == "PriorityClass") {
+      const std::string name = req(req(o.node, "metadata"), "name").str();
+      if (!im.priority_classes.insert(name).second) return;
+      YAML::Node pc;
+      pc["apiVersion"] = "scheduling.k8s.io/v1";
+      pc["kind"] = "PriorityClass";
+      pc["metadata"]["name"] = name;
+      pc["value"] = req(o.node, "value").integer(-2147483648LL, 1000000000LL);
+      for (const char* key : {"globalDefault", "preemptionPolicy", "description"}) {
+        if (auto v = opt(o.node, key)) pc[key] = v->str();
+      }
+      im.priority_docs.push_back(pc);
+    } else if (o.kind != "Node" && o.kind != "Pod") {
+      const std::string owner_note = o.kind == "Job" || o.kind == "ReplicaSet" ||
+                                             o.kind == "StatefulSet" || o.kind == "DaemonSet" ||
+                                             o.kind == "Deployment"
+                                         ? " (its pods are carried over, with their owner)"
+                                         : "";
+      ++im.not_carried[fmt::format("{}{}{}", o.api_version.empty() ? "" : o.api_version + " ",
+                                   o.kind, owner_note)];
+    }
+  });
+
+  // 2. Nodes.
+  std::vector<NodeOut> nodes;
+  std::set<std::string> node_names;
+  std::map<std::string, double> node_speed;
+  std::map<std::string, const GpuModel*> node_model;
+  pass(1, [&](const DumpObject& obj) {
+    const DumpObject* o = &obj;
+    auto n = im.node(*o);
+    if (!n) return;
+    if (!node_names.insert(n->name).second) {
+      req(req(o->node, "metadata"), "name").fail(fmt::format("node '{}' appears twice", n->name));
+    }
+    node_speed[n->name] = n->speed;
+    node_model[n->name] = n->model;
+    nodes.push_back(std::move(*n));
+  });
+
+  // 3. Pods: each checked as capsim's Pod loader reads it (errors point into the dump), then
+  // rewritten for the replay.
+  World scratch;
+  WorldBuilder scratch_builder(scratch, GpuCatalog::builtin());
+  const DurationRules any_duration =
+      DurationRules::parse(YamlNode::load_string("- long_running: true", "<import>"), 1);
+  ManifestOptions check;
+  check.durations = &any_duration;
+  std::vector<PodOut> pods;
+  std::set<std::pair<std::string, std::string>> pod_keys;
+  std::optional<std::int64_t> t0, latest;
+  auto see = [&latest](std::int64_t t) { latest = latest ? std::max(*latest, t) : t; };
+  std::size_t finished = 0, failed = 0, running = 0, pending = 0, moved = 0;
+  pass(2, [&](const DumpObject& obj) {
+    const DumpObject* o = &obj;
+    const YamlNode meta = req(o->node, "metadata");
+    const std::string name = req(meta, "name").str();
+    const auto ns_node = opt(meta, "namespace");
+    const std::string ns = ns_node ? ns_node->str() : "default";
+    if (!pod_keys.insert({ns, name}).second) {
+      req(meta, "name").fail(fmt::format("pod {}/{} appears twice", ns, name));
+    }
+    if (!o->api_version.empty()) {
+      load_manifest_docs({o->node}, scratch_builder, check);
+    } else {
+      // The Pod loader wants apiVersion and kind, which an export's items lack.
+      YAML::Node copy = YAML::Clone(o->node.raw());
+      copy["apiVersion"] = "v1";
+      copy["kind"] = "Pod";
+      load_manifest_docs({YamlNode(copy, o->node.file_ptr(), o->node.path())}, scratch_builder,
+                         check);
+    }
+    const YamlNode spec = req(o->node, "spec");
+    const std::int64_t created = timestamp(req(meta, "creationTimestamp"));
+    see(created);
+    const auto status = opt(o->node, "status");
+    const std::string phase =
+        status && opt(*status, "phase") ? req(*status, "phase").str() : std::string("Pending");
+    const ContainerRuns runs = status ? container_runs(*status) : ContainerRuns{};
+    if (runs.start) see(*runs.start);
+    if (runs.finish) see(*runs.finish);
+    std::optional<std::int64_t> scheduled;
+    if (auto conds = status ? opt(*status, "conditions") : std::nullopt) {
+      for (const YamlNode& c : conds->seq()) {
+        if (req(c, "type").str() != "PodScheduled" || req(c, "status").str() != "True") continue;
+        if (auto t = opt(c, "lastTransitionTime")) {
+          scheduled = timestamp(*t);
+          see(*scheduled);
+        }
+      }
+    }
+    std::string node_name;
+    if (auto nn = opt(spec, "nodeName")) node_name = nn->str();
+    if (opt(spec, "resourceClaims")) {
+      ++im.not_carried["Pod with spec.resourceClaims (DRA claims are not imported)"];
+      return;
+    }
+    if (auto del = opt(meta, "deletionTimestamp")) {
+      ++im.not_carried
+            ["Pod metadata.deletionTimestamp (terminating pods replay as if not deleted)"];
+    }
+
+    PodOut p;
+    p.namespace_ = ns;
+    p.name = name;
+    p.arrival = created;
+    YAML::Node doc;
+    doc["apiVersion"] = "v1";
+    doc["kind"] = "Pod";
+    doc["metadata"]["name"] = name;
+    doc["metadata"]["namespace"] = ns;
+    for (const char* key : {"labels", "ownerReferences"}) {
+      if (auto v = opt(meta, key)) doc["metadata"][key] = YAML::Clone(v->raw());
+    }
+    std::map<std::string, std::string>& ann = p.annotations;
+    if (auto v = opt(meta, "annotations")) {
+      for (const auto& [k, value] : v->entries())
+        ann[k] = value.is_null() ? "" : value.str();
+    }
+    YAML::Node out_spec = YAML::Clone(spec.raw());
+    out_spec.remove("nodeName");
+    const bool ran = phase == "Succeeded" || phase == "Failed";
+    const bool on_node = !node_name.empty() && (phase == "Running" || phase == "Pending");
+    const bool node_kept = node_names.count(node_name) != 0;
+    if (ran) {
+      if (!runs.start || !runs.finish) {
+        std::string reason = status && opt(*status, "reason") ? req(*status, "reason").str() : "";
+        ++im.not_carried[fmt::format("Pod {} without a container run{}", phase,
+                                     reason.empty() ? "" : " (" + reason + ")")];
+        return;
+      }
+      ++finished;
+      if (phase == "Failed") {
+        ++failed;
+        ann["capsim.io/fails"] = "true";
+      }
+      // capsim.io/duration is the run on the reference GPU (A100-80GB): the recorded run on a
+      // GPU of relative speed s did s x its time of reference work.
+      const std::int64_t wall = std::max<std::int64_t>(0, *runs.finish - *runs.start);
+      const auto speed = node_speed.find(node_name);
+      if (speed != node_speed.end() && speed->second != 1.0 && requests_gpus(spec)) {
+        ann["capsim.io/duration"] =
+            fmt::format("{}ms", std::llround(static_cast<double>(wall) * 1000.0 * speed->second));
+      } else {
+        ann["capsim.io/duration"] = seconds_text(wall);
+      }
+      // A pod that ran on a MIG instance used no more of the GPU than the instance: its width
+      // (capsim.io/gpu-sm-fraction) is the instance's, so the replay does not stretch the run
+      // it records there (docs/import-kubernetes.md).
+      if (const auto m = node_model.find(node_name); m != node_model.end() && m->second) {
+        if (const auto width = mig_width(spec, *m->second); width && ann.count(kSmFraction) == 0) {
+          ann[kSmFraction] = fmt::format("{:.6f}", *width);
+        }
+      }
+      // The pod ran once, as its status shows; a replay that restarted it would run it again.
+      out_spec["restartPolicy"] = "Never";
+      if (!node_name.empty() && node_kept) {
+        if (options.placement == DumpImportOptions::Placement::kPrefer) {
+          prefer_node(out_spec, node_name);
+        } else if (options.placement == DumpImportOptions::Placement::kBind) {
+          out_spec["nodeName"] = node_name;
+          p.arrival = scheduled ? *scheduled : *runs.start;
+        }
+      } else if (!node_name.empty()) {
+        ++moved;
+      }
+    } else if (on_node) {
+      ++running;
+      if (node_kept) {
+        // Bound where it runs, from the moment it was bound there (the wait before is not
+        // replayed: it is over).
+        p.arrival = scheduled ? *scheduled : runs.start ? *runs.start : created;
+        if (options.running == DumpImportOptions::Running::kBind) {
+          out_spec["nodeName"] = node_name;
+        } else {
+          pin_node(out_spec, node_name);
+        }
+      } else {
+        ++moved;
+      }
+    } else if (phase == "Pending") {
+      ++pending;
+    } else {
+      ++im.not_carried[fmt::format("Pod in phase {}", phase)];
+      return;
+    }
+    if (runs.restarts > 0) {
+      ++im.not_carried
+            ["Pod status.containerStatuses[].restartCount > 0 (each pod runs once for its recorded "
+             "time)"];
+    }
+    if (auto pc = opt(spec, "priorityClassName")) {
+      const std::string c = pc->str();
+      if (im.priority_classes.count(c) == 0 && c != "system-node-critical" &&
+          c != "system-cluster-critical") {
+        // The class is not in the dump; the priority admission resolved it to is kept.
+        ++im.not_carried
+              ["Pod spec.priorityClassName of a PriorityClass not in the dump (spec.priority is "
+               "kept)"];
+        out_spec.remove("priorityClassName");
+      }
+    }
+    if (auto sn = opt(spec, "schedulerName"); sn && sn->str() != "default-scheduler") {
+      ++im.not_carried
+            ["Pod spec.schedulerName other than default-scheduler (capsim's profile "
+             "schedules it)"];
+    }
+    doc["spec"] = out_spec;
+    t0 = t0 ? std::min(*t0, created) : created;
+    // The text now, the arrival (relative to a time 0 known only at the end) later.
+    YAML::Node annotations(YAML::NodeType::Map);
+    for (const auto& [k, v] : p.annotations)
+      annotations[k] = v;
+    annotations[kArrival] = kArrivalMark;
+    doc["metadata"]["annotations"] = annotations;
+    p.text = emit_document(doc);
+    pods.push_back(std::move(p));
+  });
+  if (moved > 0) {
+    im.notes.push_back(fmt::format(
+        "{} pod(s) ran on a node that is not carried over: they are replayed unplaced", moved));
+  }
+  if (!t0) t0 = latest ? *latest : 0;
+  const std::int64_t end = options.dump_time ? *options.dump_time : latest.value_or(*t0);
+  if (end < *t0) {
+    throw InputError(InputErrorKind::kInvalid, InputLocation{"--at", 0, 0, ""},
+                     "the dump time is before the first pod's creation");
+  }
+
+  // 4. The files.
+  std::vector<std::size_t> order(pods.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&pods](std::size_t i, std::size_t j) {
+    const PodOut& a = pods[i];
+    const PodOut& b = pods[j];
+    return std::tie(a.arrival, a.namespace_, a.name) < std::tie(b.arrival, b.namespace_, b.name);
+  });
+  std::string pods_text =
+      "# Pods of the dump, as capsim replays them: capsim.io/arrival is the time since time 0\n"
+      "# (see scenario.yaml), capsim.io/duration the run a finished pod's status records.\n";
+  for (const YAML::Node& pc : im.priority_docs)
+    pods_text += "---\n" + emit_document(pc);
+  for (std::size_t i : order) {
+    const PodOut& p = pods[i];
+    const std::size_t mark = p.text.find(kArrivalMark);
+    pods_text += "---\n";
+    pods_text.append(p.text, 0, mark);
+    pods_text += seconds_text(p.arrival - *t0);
+    pods_text.append(p.text, mark + std::string_view(kArrivalMark).size());
+  }
+
+  std::size_t pool_count = 0, single_count = 0;
+  const std::string cluster = nodes.empty() ? "" : cluster_yaml(nodes, pool_count, single_count);
+  std::string sc;
+  sc += "# Imported by capsim import kubernetes (docs/import-kubernetes.md) from:\n";
+  for (const std::string& p : paths)
+    sc += fmt::format("#   {}\n", p);
+  sc += fmt::format(
+      "# Time 0 is {}, the earliest pod creationTimestamp in the dump.\n"
+      "# The replay ends at {}, the time of the dump{}.\n",
+      format_rfc3339(*t0), format_rfc3339(end),
+      options.dump_time ? " (--at)" : " (its latest timestamp)");
+  sc += fmt::format("name: {}\n", scalar(options.name));
+  sc += fmt::format("simulation:\n  horizon: {}\n", seconds_text(end - *t0 + 1));
+  if (!cluster.empty()) sc += "cluster:\n" + cluster;
+  if (!im.mig_files.empty()) {
+    sc += "mig_configs:\n";
+    for (const DumpOutputFile& f : im.mig_files)
+      sc += fmt::format("  - {}\n", f.name);
+  }
+  sc += "manifests:\n  - pods.yaml\n";
+  sc +=
+      "# Pods running or pending at the dump have no recorded end: they run until the end of the\n"
+      "# replay. Put rules before this one to give them run times (match on kind, namespace,\n"
+      "# labels, name or queue; docs/kubernetes-manifests.md#durations-without-annotations).\n"
+      "durations:\n"
+      "  - long_running: true\n";
+
+  DumpImport r;
+  r.files.push_back({"scenario.yaml", sc});
+  r.files.push_back({"pods.yaml", pods_text});
+  for (DumpOutputFile& f : im.mig_files)
+    r.files.push_back(std::move(f));
+  r.nodes = nodes.size();
+  r.pods = pods.size();
+  r.report.push_back(fmt::format(
+      "{} node(s) ({} pool(s), {} single node(s)), {} pod(s): {} finished ({} failed), {} "
+      "running at the dump ({}), {} pending",
+      nodes.size(), pool_count, single_count, pods.size(), finished, failed, running,
+      options.running == DumpImportOptions::Running::kBind ? "bound on their nodes"
+                                                           : "pinned to their nodes",
+      pending));
+  for (const std::string& n : im.notes)
+    r.report.push_back(n);
+  for (const auto& [what, n] : im.not_carried)
+    r.report.push_back(fmt::format("not carried over: {} x {}", n, what));
+  return r;
+}
+
+}  // namespace capsim
