@@ -115,9 +115,7 @@ std::vector<DeviceUnit> make_units(const DeviceConfig& config, const GpuModelInf
     u.instance = static_cast<std::int16_t>(i);
     u.mode = replicas > 1 ? ShareMode::kTimeSliced : ShareMode::kExclusive;
     u.replicas = static_cast<std::uint16_t>(replicas);
-    // Compute scales with the instance's SMs, bandwidth with its memory slices; like the
-    // catalog's relative_speed, a job is taken to scale with their geometric mean.
-    u.capacity = std::sqrt(p.sms / total_sms * p.memory_slices / mem_slots);
+    u.capacity = mig_instance_capacity(p.sms, total_sms, p.memory_slices, mem_slots);
     u.alloc_weight = p.compute_slices / compute_slots;
     u.memory = p.memory_bytes;
     u.memory_limit = replicas > 1 ? p.memory_bytes / replicas : p.memory_bytes;
@@ -137,8 +135,7 @@ DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const
   u.resource = kNvidiaGpu;
   u.gpu = gpu;
   u.instance = static_cast<std::int16_t>(instance);
-  // As make_units: compute follows the SMs, bandwidth the memory slices.
-  u.capacity = std::sqrt(p.sms / total_sms * p.memory_slices / mem_slots);
+  u.capacity = mig_instance_capacity(p.sms, total_sms, p.memory_slices, mem_slots);
   u.alloc_weight = p.compute_slices / compute_slots;
   u.memory = p.memory_bytes;
   u.memory_limit = p.memory_bytes;

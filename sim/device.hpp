@@ -9,6 +9,7 @@
 // in models/device_model. A MIG profile is an index into the node's GpuModelInfo::mig_profiles.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -95,6 +96,14 @@ struct DeviceUnit {
   bool dra = false;
   bool alive() const { return replicas > 0; }
 };
+
+// The compute capacity of a MIG instance relative to its whole GPU (DeviceUnit::capacity):
+// compute scales with the instance's SMs, bandwidth with its memory slices, and, like the
+// catalog's relative_speed, a job is taken to scale with their geometric mean.
+inline double mig_instance_capacity(double instance_sms, double gpu_sms, double memory_slices,
+                                    double gpu_memory_slots) {
+  return std::sqrt(instance_sms / gpu_sms * memory_slices / gpu_memory_slots);
+}
 
 // What a pod holds of one device unit: one of the unit's replicas, or, for a GPU-share pod, part
 // of the share pool of the unit's GPU (its whole-GPU unit stands for the pool: `milli` of 1000).

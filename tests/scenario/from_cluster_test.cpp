@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fixtures/cli_run.hpp"
+#include "fixtures/imported_scenario.hpp"
 #include "models/yaml_reader.hpp"
 #include "reports/run_reader.hpp"
 
@@ -20,20 +21,6 @@ const char* kImportFlags = "--running pin --at 2026-11-30T20:00:00Z --name from-
 
 std::string dir_file(const std::string& name) {
   return testing::source_path("scenarios/from-cluster/" + name);
-}
-
-// The scenario without its header comment, which names the input as given.
-std::string without_header(const std::string& text) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind("# Imported", 0) != 0 && line.rfind("#   ", 0) != 0) out += line + "\n";
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  return out;
 }
 
 struct Recorded {
@@ -87,8 +74,8 @@ TEST_SUITE("scenario") {
     REQUIRE(r.exit_code == 0);
     for (const char* f : {"scenario.yaml", "pods.yaml"}) {
       CAPTURE(f);
-      CHECK(without_header(testing::slurp(dir.file(std::string("out/") + f))) ==
-            without_header(testing::slurp(dir_file(f))));
+      CHECK(testing::without_import_header(testing::slurp(dir.file(std::string("out/") + f))) ==
+            testing::without_import_header(testing::slurp(dir_file(f))));
     }
   }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "fixtures/cli_run.hpp"
+#include "fixtures/imported_scenario.hpp"
 #include "reports/run_reader.hpp"
 #include "sim/input_error.hpp"
 
@@ -20,20 +21,6 @@ namespace {
 
 std::string corpus(const std::string& name) {
   return testing::source_path("tests/data/k8s-dump/" + name);
-}
-
-// The scenario without its header comment, which names the input files.
-std::string without_header(const std::string& text) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind("# Imported", 0) != 0 && line.rfind("#   ", 0) != 0) out += line + "\n";
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  return out;
 }
 
 // The document of pod `name` in a pods.yaml text, from its "---" to the next.
@@ -96,7 +83,8 @@ TEST_CASE("a dump read as -o yaml and as -o json imports to the same scenario") 
   for (std::size_t i = 0; i < y.files.size(); ++i) {
     CAPTURE(y.files[i].name);
     CHECK(y.files[i].name == j.files[i].name);
-    CHECK(without_header(y.files[i].text) == without_header(j.files[i].text));
+    CHECK(testing::without_import_header(y.files[i].text) ==
+          testing::without_import_header(j.files[i].text));
   }
   CHECK(y.report == j.report);
   // 6 nodes in the dump, odd-0's GPU is unknown; 11 pods, one never ran.

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "models/gpu_catalog.hpp"
+#include "sim/device.hpp"
 #include "sim/world.hpp"
 #include "tools/loaders/duration_rules.hpp"
 #include "tools/loaders/k8s_fields.hpp"
@@ -769,11 +770,9 @@ void pin_node(YAML::Node spec, const std::string& node) {
 
 constexpr const char* kSmFraction = "capsim.io/gpu-sm-fraction";
 
-// The compute width of the narrowest MIG instance a pod asks for on `model`, as capsim's device
-// units have it (sim/cluster.cpp, make_units: the geometric mean of the SM and memory-slice
-// fractions), rounded down to 6 digits; nullopt when it asks for none.
-std::optional<double> mig_width(const YamlNode& spec, const GpuModel& model) {
-  std::optional<double> width;
+// Calls `fn` with each resource name a pod's containers and init containers request or limit.
+void for_each_container_resource(const YamlNode& spec,
+                                 const std::function<void(const std::string&)>& fn) {
   for (const char* list : {"initContainers", "containers"}) {
     const auto l = opt(spec, list);
     if (!l) continue;
@@ -783,40 +782,36 @@ std::optional<double> mig_width(const YamlNode& spec, const GpuModel& model) {
       for (const char* part : {"requests", "limits"}) {
         const auto m = opt(*res, part);
         if (!m) continue;
-        for (const auto& [k, v] : m->entries()) {
-          constexpr std::string_view kMig = "nvidia.com/mig-";
-          if (k.rfind(kMig, 0) != 0) continue;
-          const MigProfile* p = model.find_profile(k.substr(kMig.size()));
-          if (p == nullptr || model.sms <= 0 || model.mig_memory_slots <= 0) continue;
-          const double w = std::sqrt(static_cast<double>(p->sms) / model.sms * p->memory_slices /
-                                     model.mig_memory_slots);
-          const double down = std::floor(w * 1e6) / 1e6;
-          width = width ? std::min(*width, down) : down;
-        }
+        for (const auto& [k, v] : m->entries())
+          fn(k);
       }
     }
   }
+}
+
+// The compute width of the narrowest MIG instance a pod asks for on `model`, as capsim's device
+// units have it (mig_instance_capacity), rounded down to 6 digits; nullopt when it asks for none.
+std::optional<double> mig_width(const YamlNode& spec, const GpuModel& model) {
+  std::optional<double> width;
+  for_each_container_resource(spec, [&](const std::string& k) {
+    constexpr std::string_view kMig = "nvidia.com/mig-";
+    if (k.rfind(kMig, 0) != 0) return;
+    const MigProfile* p = model.find_profile(k.substr(kMig.size()));
+    if (p == nullptr || model.sms <= 0 || model.mig_memory_slots <= 0) return;
+    const double w =
+        mig_instance_capacity(p->sms, model.sms, p->memory_slices, model.mig_memory_slots);
+    const double down = std::floor(w * 1e6) / 1e6;
+    width = width ? std::min(*width, down) : down;
+  });
   return width;
 }
 
 // Whether a container asks for an NVIDIA device (whole GPU, replica or MIG instance).
 bool requests_gpus(const YamlNode& spec) {
-  for (const char* list : {"initContainers", "containers"}) {
-    const auto l = opt(spec, list);
-    if (!l) continue;
-    for (const YamlNode& c : l->seq()) {
-      const auto res = opt(c, "resources");
-      if (!res) continue;
-      for (const char* part : {"requests", "limits"}) {
-        const auto m = opt(*res, part);
-        if (!m) continue;
-        for (const auto& [k, v] : m->entries()) {
-          if (k.rfind("nvidia.com/", 0) == 0) return true;
-        }
-      }
-    }
-  }
-  return false;
+  bool any = false;
+  for_each_container_resource(
+      spec, [&any](const std::string& k) { any = any || k.rfind("nvidia.com/", 0) == 0; });
+  return any;
 }
 
 std::string seconds_text(std::int64_t s) {
