@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,11 @@ struct World {
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
   std::vector<DisruptionBudgetSpec> disruption_budgets;  // policy/v1 PodDisruptionBudgets
   ClusterTopology topology;  // levels above the node (sim/topology.hpp); empty: off
+  // v1 Namespace objects' labels, by namespace name. Every namespace also carries
+  // kubernetes.io/metadata.name=<name> (the API server sets it); a namespace no Namespace object
+  // describes carries only that label. namespaceSelectors (pod affinity terms, Kueue
+  // ClusterQueues) are matched against these.
+  std::map<Sym, LabelSet> namespace_labels;
 
   Sym empty_sym() { return strings.intern(""); }
 };

@@ -72,9 +72,14 @@ bool InterPodAffinity::term_matches(const PodAffinityTerm& term, const PodSpec& 
     const Sym ns = namespace_sym(candidate);
     ns_ok = std::find(term.namespaces.begin(), term.namespaces.end(), ns) != term.namespaces.end();
     if (!ns_ok && term.namespace_selector.present) {
+      // The namespace's labels: its Namespace object's, else only kubernetes.io/metadata.name.
       const Sym key = metadata_name_key_;
-      ns_ok = selector_matches(term.namespace_selector,
-                               [&](Sym k) { return k == key && key != kNoSym ? ns : kNoSym; });
+      const auto it = world_->namespace_labels.find(ns);
+      const LabelSet* labels = it == world_->namespace_labels.end() ? nullptr : &it->second;
+      ns_ok = selector_matches(term.namespace_selector, [&](Sym k) {
+        if (k == key && key != kNoSym) return ns;
+        return labels != nullptr ? labels->get(k) : kNoSym;
+      });
     }
   }
   if (!ns_ok) return false;

@@ -19,11 +19,23 @@ namespace {
 constexpr const char* kPriorityClassLabel = "kueue.x-k8s.io/priority-class";
 constexpr int kMaxCyclesPerInstant = 100'000;
 
-bool namespace_matches(const std::optional<LabelSelectorSpec>& sel, const std::string& ns) {
-  // Namespaces carry one label in capsim: kubernetes.io/metadata.name=<name>.
+bool namespace_matches(const std::optional<LabelSelectorSpec>& sel, const std::string& ns,
+                       const World& world) {
+  // A namespace's labels: its Namespace object's (World::namespace_labels), and always
+  // kubernetes.io/metadata.name=<name>.
   if (!sel) return false;  // Kueue's null selector admits no namespace
+  const StringPool& pool = world.strings;
+  const LabelSet* labels = nullptr;
+  if (const Sym ns_sym = pool.find(ns); ns_sym != kNoSym) {
+    const auto it = world.namespace_labels.find(ns_sym);
+    if (it != world.namespace_labels.end()) labels = &it->second;
+  }
   auto value = [&](const std::string& key) -> const std::string* {
-    return key == "kubernetes.io/metadata.name" ? &ns : nullptr;
+    if (key == "kubernetes.io/metadata.name") return &ns;
+    if (labels == nullptr) return nullptr;
+    const Sym k = pool.find(key);
+    const Sym v = k == kNoSym ? kNoSym : labels->get(k);
+    return v == kNoSym ? nullptr : &pool.str(v);
   };
   for (const auto& [k, v] : sel->match_labels) {
     const std::string* have = value(k);
@@ -343,7 +355,7 @@ void KueueAdmission::nominate(Entry& e) {
     e.message = fmt::format("LocalQueue {}/{} is stopped (stopPolicy)", lq.namespace_, lq.name);
     return;
   }
-  if (!namespace_matches(cq.namespace_selector, w.namespace_)) {
+  if (!namespace_matches(cq.namespace_selector, w.namespace_, *world_)) {
     e.status = EntryStatus::kInadmissible;
     e.message =
         fmt::format("Workload namespace {} doesn't match the namespaceSelector of ClusterQueue {}",

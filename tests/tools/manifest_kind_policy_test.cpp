@@ -80,18 +80,25 @@ TEST_CASE("a file mixing kinds that change nothing with workloads loads, one not
   CHECK(f.world.jobs[0].pod_template.duration == 30 * kMinute);
   // One note for each skipped kind, with the file and the line of its first document's kind.
   for (const char* kind :
-       {"v1 Namespace", "v1 ServiceAccount", "rbac.authorization.k8s.io/v1 Role",
+       {"v1 ServiceAccount", "rbac.authorization.k8s.io/v1 Role",
         "rbac.authorization.k8s.io/v1 RoleBinding", "v1 ConfigMap", "v1 Secret", "v1 Service",
         "networking.k8s.io/v1 NetworkPolicy", "v1 PersistentVolumeClaim"}) {
     INFO(kind);
     CHECK(f.warnings_with(std::string(kind) + " ") == 1);
   }
-  CHECK(f.warnings.size() == 9);
+  CHECK(f.warnings.size() == 8);
   // Two ConfigMaps, one note that counts them.
   CHECK(f.warnings_with("v1 ConfigMap") == 1);
   CHECK(f.warnings_with("(2 documents of this kind in the file)") == 1);
-  CHECK(f.warnings_with("whole-app.yaml:5:7: kind: v1 Namespace is not modelled") == 1);
-  CHECK(f.warnings_with("skipped") == 9);
+  CHECK(f.warnings_with("skipped") == 8);
+  // The Namespace is read, not skipped: its labels are what namespaceSelectors match, with the
+  // kubernetes.io/metadata.name label the API server adds.
+  CHECK(f.warnings_with("Namespace") == 0);
+  StringPool& pool = f.world.strings;
+  REQUIRE(f.world.namespace_labels.count(pool.find("inference")) == 1);
+  const LabelSet& ns = f.world.namespace_labels.at(pool.find("inference"));
+  CHECK(ns.get(pool.find("team")) == pool.find("ml"));
+  CHECK(ns.get(pool.find("kubernetes.io/metadata.name")) == pool.find("inference"));
 }
 
 TEST_CASE("the note for a skipped kind is given once per file, not once per load") {
@@ -168,7 +175,6 @@ TEST_CASE("every refused kind says what to write instead, every skipped kind why
            {"scheduling.run.ai", "PodGroup"},
            {"", "LimitRange"},
            {"kubeflow.org", "TFJob"},
-           {"", "Namespace"},
            {"apiextensions.k8s.io", "CustomResourceDefinition"}}) {
     const std::string what = group + " " + kind;  // INFO copies no structured binding
     INFO(what);
@@ -180,7 +186,8 @@ TEST_CASE("every refused kind says what to write instead, every skipped kind why
       CHECK((contains(text, "instead") || contains(text, "write") || contains(text, "express")));
     }
   }
-  CHECK(unmodelled_kind("", "Pod") == nullptr);  // read, not skipped
+  CHECK(unmodelled_kind("", "Pod") == nullptr);        // read, not skipped
+  CHECK(unmodelled_kind("", "Namespace") == nullptr);  // read: namespaceSelectors match its labels
 }
 
 TEST_CASE("generateName makes deterministic, distinct names and a given name wins") {

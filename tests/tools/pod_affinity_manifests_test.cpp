@@ -1,6 +1,6 @@
 // spec.topologySpreadConstraints and spec.affinity.podAffinity / podAntiAffinity in manifests:
 // every field read with upstream's defaults, the API server's validation rules enforced with
-// file, line and field, and a namespaceSelector key capsim cannot know warned about by name.
+// file, line and field, and a namespaceSelector key no Namespace object carries warned about.
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -132,16 +132,46 @@ TEST_CASE("a bare pod has no owner selector, so no default spread constraints") 
   CHECK_FALSE(f.world.pods[0].pod_rules.has_pod_affinity());
 }
 
-TEST_CASE("a namespaceSelector on a label other than the namespace's name is warned about") {
-  Fixture f;
-  f.load(
+TEST_CASE("a namespaceSelector key no Namespace object carries is warned about, once read") {
+  const std::string affine =
       pod("  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
           "        - topologyKey: zone\n          labelSelector: {}\n"
-          "          namespaceSelector: {matchLabels: {team: a}}\n"));
-  REQUIRE(f.warnings.size() == 1);
-  CHECK(contains(f.warnings[0], "m.yaml:12"));
-  CHECK(contains(f.warnings[0], "namespaceSelector"));
-  CHECK(contains(f.warnings[0], "'team'"));
+          "          namespaceSelector: {matchLabels: {team: a}}\n");
+  SUBCASE("no Namespace object: warned at finalize, with the selector's line") {
+    Fixture f;
+    f.load(affine);
+    CHECK(f.warnings.empty());  // a Namespace may still come, from a later file
+    f.b.finalize();
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(contains(f.warnings[0], "m.yaml:12"));
+    CHECK(contains(f.warnings[0], "namespaceSelector key 'team' is on no Namespace object"));
+  }
+  SUBCASE("a later Namespace carries the key: no warning, and its labels are kept") {
+    Fixture f;
+    f.load(affine);
+    f.load("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml, labels: {team: a}}\n");
+    f.b.finalize();
+    CHECK(f.warnings.empty());
+    const LabelSet& ml = f.world.namespace_labels.at(f.sym("ml"));
+    CHECK(ml.get(f.sym("team")) == f.sym("a"));
+    CHECK(ml.get(f.sym("kubernetes.io/metadata.name")) == f.sym("ml"));
+  }
+}
+
+TEST_CASE("a Namespace is described once and its metadata.name label is its name") {
+  auto e = load_error(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n");
+  REQUIRE(e);
+  CHECK(contains(e->message(), "duplicate Namespace 'ml'"));
+  e = load_error(
+      "apiVersion: v1\nkind: Namespace\n"
+      "metadata: {name: ml, labels: {kubernetes.io/metadata.name: prod}}\n");
+  REQUIRE(e);
+  CHECK(contains(e->message(), "a Namespace's must be its name 'ml'"));
+  e = load_error("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\nspec: {size: 3}\n");
+  REQUIRE(e);
+  CHECK(contains(e->message(), "size"));
 }
 
 TEST_CASE("malformed spread constraints and pod affinity terms are rejected with line and field") {

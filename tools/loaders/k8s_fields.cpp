@@ -559,15 +559,23 @@ PodAffinityTerm parse_pod_affinity_term(const YamlNode& node, WorldBuilder& b,
   }
   if (auto nss = r.opt("namespaceSelector")) {
     t.namespace_selector = parse_label_selector(*nss, b);
-    // capsim reads no Namespace objects: a namespace's only label is its name.
+    // Namespaces carry the labels of their v1 Namespace objects, which may come later or from
+    // another file: a key no Namespace object has is warned about once everything is read
+    // (once per key), as it sees every namespace without it.
     const Sym name_key = b.sym("kubernetes.io/metadata.name");
     for (const LabelRequirement& req : t.namespace_selector.requirements) {
-      if (req.key != name_key && warn) {
-        warn(*nss, fmt::format("namespaceSelector key '{}' is not modelled: capsim's namespaces "
-                               "carry only the label kubernetes.io/metadata.name, so '{}' is "
-                               "absent on every namespace",
-                               b.world().strings.str(req.key), b.world().strings.str(req.key)));
-      }
+      if (req.key == name_key || !warn) continue;
+      const std::string key = b.world().strings.str(req.key);
+      b.on_finalize("namespace-label:" + key,
+                    [&world = b.world(), k = req.key, key, warn, at = *nss] {
+                      for (const auto& [ns, labels] : world.namespace_labels) {
+                        if (labels.has(k)) return;
+                      }
+                      warn(at, fmt::format("namespaceSelector key '{}' is on no Namespace object: "
+                                           "every namespace is taken to lack it (give the "
+                                           "v1 Namespace objects with their labels)",
+                                           key));
+                    });
     }
   }
   t.topology_key = topology_key(r, b);

@@ -62,8 +62,9 @@ std::vector<TopologySpreadConstraint> parse_topology_spread_constraints(const Ya
 
 // spec.affinity.podAffinity or podAntiAffinity: required terms and preferred [{weight 1..100,
 // podAffinityTerm}]. A term needs a topologyKey; matchLabelKeys / mismatchLabelKeys follow the
-// rules above and may not share a key. A namespaceSelector key other than
-// kubernetes.io/metadata.name is warned about (capsim's namespaces carry no other label).
+// rules above and may not share a key. A namespaceSelector matches v1 Namespace objects' labels
+// (World::namespace_labels); a key no Namespace object carries is warned about at
+// WorldBuilder::finalize() (`warn` is kept until then).
 PodAffinityRules parse_pod_affinity(const YamlNode& node, WorldBuilder& b,
                                     const FieldWarning& warn);
 

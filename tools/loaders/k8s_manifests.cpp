@@ -473,8 +473,11 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   if (auto aff = spec.opt("affinity")) {
     MapReader ar = aff->map();
     if (auto na = ar.opt("nodeAffinity")) p.affinity = parse_node_affinity(*na, b);
-    const FieldWarning warn = [&ctx](const YamlNode& at, const std::string& message) {
-      ctx.warn(at, message);
+    // Kept past this document (a namespaceSelector's keys are checked once every Namespace is
+    // read), so it holds the warnings list, not the context.
+    const FieldWarning warn = [warnings = ctx.options.warnings](const YamlNode& at,
+                                                                const std::string& message) {
+      if (warnings != nullptr) warnings->push_back(at.where().to_string() + ": " + message);
     };
     if (auto pa = ar.opt("podAffinity")) p.pod_rules.affinity = parse_pod_affinity(*pa, b, warn);
     if (auto paa = ar.opt("podAntiAffinity")) {
@@ -1041,6 +1044,23 @@ void load_pod_disruption_budget(MapReader& doc, ManifestContext& ctx) {
   spec.finish();
   doc.ignore("status");
   ctx.builder.world().disruption_budgets.push_back(std::move(b));
+}
+
+// v1 Namespace: its labels are what namespaceSelectors match (pod affinity terms, Kueue
+// ClusterQueues). spec.finalizers and status (phase Active/Terminating) do not affect scheduling.
+void load_namespace(MapReader& doc, ManifestContext& ctx) {
+  const ObjectMeta meta = parse_object_meta(doc.req("metadata"), ctx.builder, false, {});
+  if (meta.name.empty()) doc.req("metadata").fail("metadata.name is required for a Namespace");
+  if (auto spec = doc.opt("spec")) {
+    MapReader sr = spec->map();
+    if (auto f = sr.opt("finalizers")) {
+      for (const YamlNode& n : f->seq())
+        (void)n.str();
+    }
+    sr.finish();
+  }
+  doc.ignore("status");
+  ctx.builder.add_namespace(meta.name, meta.labels, located(doc.node()));
 }
 
 // --- Workload controllers (apps/v1, batch/v1 CronJob) ------------------------------------------
@@ -2178,6 +2198,7 @@ const ManifestKinds& core_manifest_kinds() {
   static const ManifestKinds kinds = {
       {"", "Node", {"v1"}, load_node},
       {"", "Pod", {"v1"}, load_pod},
+      {"", "Namespace", {"v1"}, load_namespace},
       {"batch", "Job", {"v1"}, load_job},
       {"batch", "CronJob", {"v1"}, load_cron_job},
       {"apps",

@@ -30,8 +30,6 @@ constexpr std::array kTable = {
                    "(default and limit requests per namespace) is not modelled: capsim would "
                    "schedule the pods with the requests their manifests give; set the requests "
                    "on the containers instead"},
-    UnmodelledKind{"", "Namespace", kSkip,
-                   "is not modelled: a namespaced object's namespace is its metadata.namespace"},
     UnmodelledKind{"", "PersistentVolume", kSkip,
                    "is not modelled: capsim does not simulate storage or volume binding"},
     UnmodelledKind{"", "PersistentVolumeClaim", kSkip,

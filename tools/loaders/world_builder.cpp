@@ -266,6 +266,27 @@ void WorldBuilder::add_priority_class(PriorityClassInfo pc, const InputLocation&
   world_->priority_classes.push_back(std::move(pc));
 }
 
+void WorldBuilder::add_namespace(const std::string& name, LabelSet labels,
+                                 const InputLocation& where) {
+  if (auto it = namespace_names_.find(name); it != namespace_names_.end()) {
+    fail_at(where, fmt::format("duplicate Namespace '{}' (first defined at {})", name,
+                               short_location(it->second)));
+  }
+  namespace_names_.emplace(name, where);
+  StringPool& pool = world_->strings;
+  const Sym name_key = pool.intern("kubernetes.io/metadata.name");
+  const Sym name_sym = pool.intern(name);
+  const Sym given = labels.get(name_key);
+  if (given != kNoSym && given != name_sym) {
+    // The API server sets this label to the name and refuses any other value.
+    fail_at(where, fmt::format("label kubernetes.io/metadata.name is '{}'; a Namespace's must be "
+                               "its name '{}'",
+                               pool.str(given), name));
+  }
+  labels.set(name_key, name_sym);
+  world_->namespace_labels[name_sym] = std::move(labels);
+}
+
 void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) const {
   const auto& pcs = world_->priority_classes;
   if (p.priority_class.empty()) {

@@ -53,6 +53,8 @@ class WorldBuilder {
   PodId add_pod(PodSpec pod, const InputLocation& where);
   JobId add_job(JobSpec job, const InputLocation& where);
   void add_priority_class(PriorityClassInfo pc, const InputLocation& where);
+  // A v1 Namespace's labels (kubernetes.io/metadata.name is added); a namespace is described once.
+  void add_namespace(const std::string& name, LabelSet labels, const InputLocation& where);
 
   // Resolves priority classes for every pod and job template; checks that every pod can in
   // principle be expressed (e.g. requests are non-negative). Call once, after all sources.
@@ -94,6 +96,7 @@ class WorldBuilder {
   std::map<std::string, InputLocation> pod_names_;
   std::map<std::string, InputLocation> job_names_;
   std::map<std::string, InputLocation> pc_names_;
+  std::map<std::string, InputLocation> namespace_names_;
   std::vector<InputLocation> pod_where_;
   std::vector<InputLocation> job_where_;
   std::vector<std::pair<std::string, std::function<void()>>> finalizers_;

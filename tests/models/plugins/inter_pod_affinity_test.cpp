@@ -5,9 +5,6 @@
 // Upstream's pods are in namespace ""; here in "default", the same for every pod.
 //
 // Left out, and why:
-//  - the cases whose namespaceSelector selects by a Namespace object's labels (team: team1):
-//    capsim reads no Namespace objects, a namespace's only label is kubernetes.io/metadata.name
-//    (docs/scheduling.md); a case selecting by that label is below instead;
 //  - the invalid-label cases: the manifest loader rejects such values before any plugin runs
 //    (tests/tools/k8s_manifests_test.cpp).
 #include <doctest/doctest.h>
@@ -290,6 +287,61 @@ TEST_CASE("InterPodAffinity matches namespaces by list and by the metadata.name 
     spec(s.b, p).pod_rules.anti_affinity.required = {
         term(s.b, {{"app", kIn, {"trainer"}}}, "zone")};
     CHECK(s.run(p, {e}).code == kOk);  // e is in ml, p in default
+  }
+}
+
+TEST_CASE("InterPodAffinity matches a namespaceSelector against Namespace objects' labels") {
+  // KEP-2249 (namespace selector for pod affinity): the selector is matched against the labels of
+  // the Namespace objects, as upstream's cases with namespaces labelled team: team1. Namespace
+  // "subteam" carries team=team1; "other" team=team2; "plain" has no Namespace object.
+  SingleNode s;
+  World& w = s.b.tw.world();
+  auto add_ns = [&](const std::string& name, const std::string& team) {
+    LabelSet l;
+    l.set(w.strings.intern("kubernetes.io/metadata.name"), w.strings.intern(name));
+    l.set(w.strings.intern("team"), w.strings.intern(team));
+    w.namespace_labels[w.strings.intern(name)] = l;
+  };
+  add_ns("subteam", "team1");
+  add_ns("other", "team2");
+  auto t = term(s.b, {{"service", kIn, {"securityscan"}}}, "region");
+  t.namespace_selector.present = true;
+  t.namespace_selector.requirements.push_back({s.b.tw.sym("team"), kIn, {s.b.tw.sym("team1")}});
+  SUBCASE("existing pod in a namespace whose labels match: affinity satisfied") {
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("subteam").add();
+    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
+    spec(s.b, p).pod_rules.affinity.required = {t};
+    CHECK(s.run(p, {e}).code == kOk);
+  }
+  SUBCASE("existing pod in a namespace whose labels do not match") {
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("other").add();
+    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
+    spec(s.b, p).pod_rules.affinity.required = {t};
+    const fw::PluginVerdict v = s.run(p, {e});
+    CHECK(v.code == kNever);
+    CHECK(v.reason == kAffinityReason);
+  }
+  SUBCASE("a namespace with no Namespace object lacks the label") {
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("plain").add();
+    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
+    spec(s.b, p).pod_rules.affinity.required = {t};
+    CHECK(s.run(p, {e}).code == kNever);
+  }
+  SUBCASE("anti-affinity with NotIn: a team1 namespace is not selected") {
+    t.namespace_selector.requirements[0].op = kNotIn;
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("subteam").add();
+    const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
+    spec(s.b, p).pod_rules.anti_affinity.required = {t};
+    CHECK(s.run(p, {e}).code == kOk);
+  }
+  SUBCASE("anti-affinity with NotIn selects a namespace without the label") {
+    t.namespace_selector.requirements[0].op = kNotIn;
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("plain").add();
+    const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
+    spec(s.b, p).pod_rules.anti_affinity.required = {t};
+    const fw::PluginVerdict v = s.run(p, {e});
+    CHECK(v.code == kNo);
+    CHECK(v.reason == kAntiReason);
   }
 }
 

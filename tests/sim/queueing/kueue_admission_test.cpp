@@ -499,6 +499,53 @@ spec: {clusterQueue: q}
   CHECK(why[0].find("doesn't match the namespaceSelector") != std::string::npos);
 }
 
+TEST_CASE("a ClusterQueue's namespaceSelector matches the labels of the Namespace objects") {
+  // Kueue matches spec.namespaceSelector against the Namespace's labels: research carries
+  // team=ml, sales team=sales, and adhoc has no Namespace object (only its metadata.name label).
+  KueueRig r;
+  r.kueue(std::string(kFlavor) + R"(
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: research, labels: {team: ml}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: sales, labels: {team: sales}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec:
+  namespaceSelector:
+    matchExpressions: [{key: team, operator: In, values: [ml]}]
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: gpu, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]
+)" + [] {
+    std::string lqs;
+    for (const char* ns : {"research", "sales", "adhoc"}) {
+      lqs += fmt::format(
+          "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+          "metadata: {{name: q, namespace: {}}}\nspec: {{clusterQueue: q}}\n",
+          ns);
+    }
+    return lqs;
+  }());
+  r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+  r.tw.pod("ml").gpus(1).queue("q").ns("research").add();
+  r.tw.pod("sell").gpus(1).queue("q").ns("sales").add();
+  r.tw.pod("misc").gpus(1).queue("q").ns("adhoc").add();
+  r.run(kHour);
+  CHECK(r.start_s("ml") == 0);
+  CHECK(r.start_s("sell") == -1);
+  CHECK(r.start_s("misc") == -1);
+  const auto why = r.events("admission-pending");
+  CHECK(why.size() == 2);
+  for (const auto& w : why)
+    CHECK(w.find("doesn't match the namespaceSelector of ClusterQueue q") != std::string::npos);
+}
+
 TEST_CASE(
     "pods of queues without a LocalQueue bypass Kueue and runs without Kueue objects are "
     "unchanged") {
