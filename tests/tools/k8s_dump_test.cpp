@@ -195,6 +195,14 @@ TEST_CASE("a kube-scheduler-simulator export imports like a kubectl dump") {
   CHECK(noted);
   const std::string& scenario = r.files.at(0).text;
   CHECK(scenario.find("model: H100-80GB") != std::string::npos);
+  // Namespaces come along with their labels (namespaceSelectors match them), before the pods.
+  const std::string& pods = r.files.at(1).text;
+  const std::size_t ns = pods.find("kind: Namespace\n");
+  REQUIRE(ns != std::string::npos);
+  const std::string doc = pods.substr(ns, pods.find("---", ns) - ns);
+  CHECK(doc.find("\n  name: default\n") != std::string::npos);
+  CHECK(doc.find("\n    team: web\n") != std::string::npos);
+  CHECK(ns < pods.find("name: web-0"));
 }
 
 TEST_CASE("a MIG layout from the GPU Operator's mig-parted ConfigMap is carried over") {

@@ -390,7 +390,8 @@ struct Importer {
   std::set<std::string> mig_config_names;  // defined by mig-parted inputs
   std::vector<DumpOutputFile> mig_files;
   std::set<std::string> priority_classes;
-  std::vector<YAML::Node> priority_docs;
+  std::set<std::string> namespaces;
+  std::vector<YAML::Node> cluster_docs;  // PriorityClasses and Namespaces, written before the pods
 
   void mig_parted(const DumpObject& o) {
     // A raw mig-parted file, or a ConfigMap whose keys hold one (the GPU Operator's).
@@ -891,7 +892,22 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       for (const char* key : {"globalDefault", "preemptionPolicy", "description"}) {
         if (auto v = opt(o.node, key)) pc[key] = v->str();
       }
-      im.priority_docs.push_back(pc);
+      im.cluster_docs.push_back(pc);
+    } else if (o.kind == "Namespace") {
+      // Carried over with its labels: the namespaceSelectors of pod affinity terms and Kueue
+      // ClusterQueues match them.
+      const YamlNode meta = req(o.node, "metadata");
+      const std::string name = req(meta, "name").str();
+      if (!im.namespaces.insert(name).second) return;
+      YAML::Node ns;
+      ns["apiVersion"] = "v1";
+      ns["kind"] = "Namespace";
+      ns["metadata"]["name"] = name;
+      if (auto labels = opt(meta, "labels")) {
+        for (const auto& [key, value] : labels->entries())
+          ns["metadata"]["labels"][key] = value.str();
+      }
+      im.cluster_docs.push_back(ns);
     } else if (o.kind != "Node" && o.kind != "Pod") {
       const std::string owner_note = o.kind == "Job" || o.kind == "ReplicaSet" ||
                                              o.kind == "StatefulSet" || o.kind == "DaemonSet" ||
@@ -1121,7 +1137,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   std::string pods_text =
       "# Pods of the dump, as capsim replays them: capsim.io/arrival is the time since time 0\n"
       "# (see scenario.yaml), capsim.io/duration the run a finished pod's status records.\n";
-  for (const YAML::Node& pc : im.priority_docs)
+  for (const YAML::Node& pc : im.cluster_docs)
     pods_text += "---\n" + emit_document(pc);
   for (std::size_t i : order) {
     const PodOut& p = pods[i];
