@@ -8,6 +8,7 @@
 #include "models/fgd_profiles.hpp"
 #include "models/plugins/balanced_allocation.hpp"
 #include "models/plugins/best_fit_score.hpp"
+#include "models/plugins/compute_domains.hpp"
 #include "models/plugins/default_binder.hpp"
 #include "models/plugins/default_preemption.hpp"
 #include "models/plugins/dot_product_score.hpp"
@@ -240,6 +241,26 @@ std::unique_ptr<fw::Plugin> make_inter_pod_affinity(PluginContext& ctx, const Ya
   return std::make_unique<plugins::InterPodAffinity>(ctx, a);
 }
 
+std::unique_ptr<fw::Plugin> make_compute_domains(PluginContext& ctx, const YamlNode* args) {
+  plugins::ComputeDomainsArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    if (auto span = m.opt("span")) {
+      const std::string v = span->str();
+      if (v == "Any") {
+        a.one_domain = false;
+      } else if (v != "OneDomain") {
+        span->fail(fmt::format("unknown span '{}'{}; use OneDomain or Any", v,
+                               did_you_mean(v, {"OneDomain", "Any"})));
+      }
+    }
+    m.finish();
+  }
+  return std::make_unique<plugins::ComputeDomains>(ctx, a);
+}
+
 template <typename T>
 PluginFactory no_args() {
   return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
@@ -261,20 +282,15 @@ PluginFactory no_args() {
 // kube-scheduler's default plugin set restricted to what capsim models, in upstream order, with
 // upstream's default score weights; plus GpuDevices, which stands in for the kubelet device
 // manager's choice of GPUs. DynamicResources sits before DefaultPreemption, as upstream inserts
-// it when DRA is enabled; it skips pods without resource claims.
+// it when DRA is enabled; it skips pods without resource claims. ComputeDomains, capsim's model of
+// NVIDIA's compute-domain driver, follows it in runs that have ComputeDomain objects (as the
+// driver is installed), and skips pods that join none.
 const std::vector<std::pair<std::string, std::int64_t>>& default_plugins() {
   static const std::vector<std::pair<std::string, std::int64_t>> d = {
-      {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},
-      {"TaintToleration", 3},
-      {"NodeAffinity", 2},
-      {"NodeResourcesFit", 1},
-      {"GpuDevices", 0},
-      {"DynamicResources", 0},
-      {"PodTopologySpread", 2},
-      {"InterPodAffinity", 2},
-      {"DefaultPreemption", 0},
-      {"NodeResourcesBalancedAllocation", 1},
+      {"PrioritySort", 0},     {"NodeUnschedulable", 0}, {"TaintToleration", 3},
+      {"NodeAffinity", 2},     {"NodeResourcesFit", 1},  {"GpuDevices", 0},
+      {"DynamicResources", 0}, {"ComputeDomains", 0},    {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2}, {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
       {"DefaultBinder", 0},
   };
   return d;
@@ -292,6 +308,7 @@ const std::vector<PluginRegistration>& plugin_registry() {
       {"NodeResourcesBalancedAllocation", make_balanced},
       {"GpuDevices", no_args<plugins::GpuDevices>()},
       {"DynamicResources", no_args<plugins::DynamicResources>()},
+      {"ComputeDomains", make_compute_domains},
       {"PodTopologySpread", make_spread},
       {"InterPodAffinity", make_inter_pod_affinity},
       {"DefaultPreemption", make_preemption},
@@ -503,6 +520,7 @@ BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, Plu
   }
   // Defaults first, at every point each default plugin implements.
   for (const auto& [name, weight] : default_plugins()) {
+    if (name == "ComputeDomains" && ctx.world.dra.compute_domains.empty()) continue;
     auto idx = b.instance(name, profile);
     for (std::size_t pt = 0; pt < kPoints; ++pt) {
       if (implements(*b.instances[*idx], pt)) b.enable(pt, name, pt == kScore ? weight : 0);

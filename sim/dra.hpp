@@ -171,12 +171,26 @@ struct Slice {
 
 }  // namespace dra
 
+// A ComputeDomain of NVIDIA's DRA driver (resource.nvidia.com/v1beta1, driver
+// compute-domain.nvidia.com): a multi-node NVLink (IMEX) domain a workload's pods join by
+// claiming its channel, through the ResourceClaimTemplate its controller makes. Scheduled by the
+// ComputeDomains plugin (models/plugins/compute_domains.hpp).
+struct ComputeDomain {
+  std::string name;
+  std::string namespace_ = "default";
+  std::string channel_template;  // spec.channel.resourceClaimTemplate.name
+  bool all_channels = false;     // spec.channel.allocationMode: All (default Single)
+  std::int32_t num_nodes = 0;    // spec.numNodes (deprecated upstream; recorded only)
+  std::string where;
+};
+
 // All DRA objects of a World.
 struct DraWorld {
   std::vector<dra::DeviceClass> classes;
   std::vector<dra::Claim> claims;       // ResourceClaims and ResourceClaimTemplates
   std::vector<dra::NodeDevices> nodes;  // per NodeId (empty when nothing is published)
   std::vector<dra::Slice> slices;       // read from manifests; moved into `nodes` when finalized
+  std::vector<ComputeDomain> compute_domains;  // index: PodSpec::compute_domain
 
   bool empty() const { return classes.empty() && claims.empty() && nodes.empty(); }
   const dra::NodeDevices* node(std::uint32_t id) const {

@@ -69,6 +69,9 @@ struct PodSpec {
   std::int32_t gpu_milli = 0;          // per-GPU share in 1/1000 (1000 = whole)
   std::vector<GpuModelId> gpu_models;  // allowed models; empty = any
   std::vector<PodClaimRef> claims;     // spec.resourceClaims (DRA)
+  // The ComputeDomain whose channel the pod claims (index into DraWorld::compute_domains; -1:
+  // none). Its channel claim is not among `claims`: the ComputeDomains plugin places it.
+  std::int32_t compute_domain = -1;
 
   LabelSet labels;
   LabelSet node_selector;

@@ -6,12 +6,15 @@
 // (devices held by claims, shared counters never overdrawn, MIG instances never overlapping) are
 // checked after every event.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "fixtures/memory_recorder.hpp"
 #include "reports/run_reader.hpp"
@@ -605,6 +608,183 @@ TEST_SUITE("scenario") {
     CHECK(eval_device["eval-a"] == eval_device["eval-b"]);
     CHECK(where["eval-a"] == std::map<std::string, int>{{"H100-80GB", 1}});
     fs::remove_all(dir);
+  }
+}
+
+namespace {
+
+// Two NVLink domains of two 4-GPU nodes (nvidia.com/gpu.clique a and b, as GFD labels MNNVL
+// nodes) and one node outside any: the cluster of the ComputeDomain cases.
+constexpr const char* kCliqueCluster = R"(name: compute-domains
+cluster:
+  pools:
+    - {name: a, count: 2, gpu: {model: GB200, count: 4}, cpu: 64, memory: 512Gi,
+       labels: {nvidia.com/gpu.clique: a}}
+    - {name: b, count: 2, gpu: {model: GB200, count: 4}, cpu: 64, memory: 512Gi,
+       labels: {nvidia.com/gpu.clique: b}}
+    - {name: plain, count: 1, gpu: {model: GB200, count: 4}, cpu: 64, memory: 512Gi}
+manifests: [m.yaml]
+)";
+
+// A ComputeDomain `name` and a Job of `pods` pods of `gpus` GPUs each claiming its channel, as
+// NVIDIA's examples write them (the channel template made by the domain's controller).
+std::string domain_job(const std::string& name, int pods, int gpus,
+                       const std::string& arrival = "0s") {
+  return fmt::format(R"(---
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {{name: {0}-domain}}
+spec:
+  numNodes: 0
+  channel:
+    resourceClaimTemplate: {{name: {0}-channel}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {0}
+  annotations: {{capsim.io/arrival: {3}, capsim.io/duration: 1h}}
+spec:
+  parallelism: {1}
+  completions: {1}
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: worker
+        resources:
+          limits: {{nvidia.com/gpu: {2}}}
+          claims: [{{name: channel}}]
+      resourceClaims:
+      - {{name: channel, resourceClaimTemplateName: {0}-channel}}
+)",
+                     name, pods, gpus, arrival);
+}
+
+// The nodes the pods of Job `job` started on (each pod's last start).
+std::map<std::string, std::string> job_nodes(const Run& r, const std::string& job) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : r.rec.events) {
+    if (e.pod == kNoPod || e.kind != "start" || r.world->pods[e.pod].job_name != job) continue;
+    out[r.world->pods[e.pod].name] = r.world->nodes[e.node].name;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("scenario") {
+  TEST_CASE("a ComputeDomain's pods run inside one NVLink domain, one domain per node") {
+    // Job x (2 pods x 4 GPUs) fills clique a or b; job y, arriving later, takes the other: the
+    // node outside every clique publishes no IMEX channel and is never used.
+    const Run r = run_files(kCliqueCluster,
+                            {{"m.yaml", domain_job("x", 2, 4) + domain_job("y", 2, 4, "60s")}});
+    const auto x = job_nodes(r, "x");
+    const auto y = job_nodes(r, "y");
+    REQUIRE(x.size() == 2);
+    REQUIRE(y.size() == 2);
+    std::set<char> x_cliques, y_cliques;
+    for (const auto& [pod, node] : x)
+      x_cliques.insert(node[0]);
+    for (const auto& [pod, node] : y)
+      y_cliques.insert(node[0]);
+    CHECK(x_cliques.size() == 1);
+    CHECK(y_cliques.size() == 1);
+    CHECK(x_cliques != y_cliques);
+    CHECK(x_cliques.count('p') == 0);
+    CHECK(y_cliques.count('p') == 0);
+  }
+
+  TEST_CASE("a node serving one ComputeDomain takes no pod of another, though GPUs are free") {
+    // x's two 1-GPU pods land on two nodes (LeastAllocated spreads); y's must avoid those nodes.
+    const Run r = run_files(kCliqueCluster,
+                            {{"m.yaml", domain_job("x", 2, 1) + domain_job("y", 2, 1, "60s")}});
+    const auto x = job_nodes(r, "x");
+    const auto y = job_nodes(r, "y");
+    REQUIRE(x.size() == 2);
+    REQUIRE(y.size() == 2);
+    for (const auto& [xp, xn] : x) {
+      for (const auto& [yp, yn] : y) {
+        CAPTURE(xn);
+        CHECK(xn != yn);
+      }
+    }
+  }
+
+  TEST_CASE("a ComputeDomain job larger than one NVLink domain waits, or spans with span: Any") {
+    // Three 4-GPU pods; a clique has two 4-GPU nodes.
+    SUBCASE("span OneDomain (default): the third pod waits until the domain is empty") {
+      const Run r = run_files(kCliqueCluster, {{"m.yaml", domain_job("big", 3, 4)}});
+      std::vector<std::pair<double, double>> runs;  // (start, end)
+      for (const PodRecord& p : r.rec.pods) {
+        if (r.world->pods[p.pod].job_name == "big") {
+          runs.emplace_back(to_seconds(p.start), to_seconds(p.end));
+        }
+      }
+      std::sort(runs.begin(), runs.end());
+      REQUIRE(runs.size() == 3);
+      CHECK(runs[0].first == 0);
+      CHECK(runs[1].first == 0);
+      CHECK(runs[2].first == std::min(runs[0].second, runs[1].second));  // when one ended
+      bool said = false;
+      for (const auto& e : r.rec.events) {
+        said = said || e.detail.find(
+                           "2 node(s) were outside the ComputeDomain's NVLink "
+                           "domain") != std::string::npos;
+      }
+      CHECK(said);
+    }
+    SUBCASE("span: Any: all three run, across both cliques") {
+      const Run r = run_files(
+          std::string(kCliqueCluster) +
+              "scheduler:\n  profiles:\n    - schedulerName: default-scheduler\n"
+              "      pluginConfig:\n        - {name: ComputeDomains, args: {span: Any}}\n",
+          {{"m.yaml", domain_job("big", 3, 4)}});
+      const auto nodes = job_nodes(r, "big");
+      REQUIRE(nodes.size() == 3);
+      std::set<char> cliques;
+      for (const auto& [pod, node] : nodes)
+        cliques.insert(node[0]);
+      CHECK(cliques == std::set<char>{'a', 'b'});
+    }
+  }
+
+  TEST_CASE("ComputeDomain errors and warnings name the file, line and field") {
+    std::string e =
+        load_error(kCliqueCluster, {{"m.yaml", R"(apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: d}
+spec:
+  channel:
+    resourceClaimTemplate: {name: c}
+    allocationMode: Some
+)"}});
+    CHECK(e.find("m.yaml:7:21: spec.channel.allocationMode: unknown allocationMode 'Some'; use "
+                 "Single or All") != std::string::npos);
+    e = load_error(kCliqueCluster, {{"m.yaml", R"(apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: d}
+spec: {numNodes: 2}
+)"}});
+    CHECK(e.find("m.yaml:4:7: spec: missing required field 'channel'") != std::string::npos);
+    // The controller makes the channel template: a manifest of the same name is refused.
+    e = load_error(kCliqueCluster,
+                   {{"m.yaml", domain_job("x", 1, 1) + gpu_template("x-channel",
+                                                                    "          deviceClassName: "
+                                                                    "gpu.nvidia.com\n")}});
+    CHECK(e.find("ResourceClaimTemplate default/x-channel is the channel template of "
+                 "ComputeDomain x-domain") != std::string::npos);
+    const Run r = run_files(kCliqueCluster, {{"m.yaml", R"(apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: idle}
+spec:
+  channel: {resourceClaimTemplate: {name: idle-channel}}
+)"}});
+    bool warned = false;
+    for (const std::string& w : r.warnings)
+      warned =
+          warned || w.find("no pod claims the channel of ComputeDomain idle") != std::string::npos;
+    CHECK(warned);
   }
 }
 

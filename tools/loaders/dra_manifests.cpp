@@ -541,6 +541,66 @@ void link_nvidia_device(dra::SliceDevice& sd, const NodeSpec& node, const GpuMod
 
 }  // namespace
 
+// resource.nvidia.com/v1beta1 ComputeDomain (NVIDIA DRA driver, api/nvidia.com/resource/
+// v1beta1/computedomain.go): spec.channel.resourceClaimTemplate.name names the
+// ResourceClaimTemplate the driver's controller creates in the domain's namespace, which the
+// workload's pods claim; channel.allocationMode is Single (default) or All. spec.numNodes only
+// feeds the object's status with the driver's default IMEXDaemonsWithDNSNames gate, and status
+// is the controller's: neither affects scheduling.
+void load_compute_domain(MapReader& doc, ManifestContext& ctx) {
+  const ObjectMeta meta = parse_object_meta(doc.req("metadata"), ctx.builder, true, {});
+  ComputeDomain cd;
+  cd.name = meta.name;
+  cd.namespace_ = meta.namespace_;
+  cd.where = where_text(doc.node());
+  MapReader spec = doc.req("spec").map();
+  if (auto n = spec.opt("numNodes"))
+    cd.num_nodes = static_cast<std::int32_t>(n->integer(0, 100000));
+  MapReader channel = spec.req("channel").map();
+  MapReader rct = channel.req("resourceClaimTemplate").map();
+  const YamlNode tname = rct.req("name");
+  cd.channel_template = tname.str();
+  // An object name: a DNS subdomain (lower-case alphanumerics, '-' and '.', at most 253).
+  const std::string& tn = cd.channel_template;
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (tn.empty() || tn.size() > 253 || !alnum(tn.front()) || !alnum(tn.back()) ||
+      !std::all_of(tn.begin(), tn.end(),
+                   [&](char c) { return alnum(c) || c == '-' || c == '.'; })) {
+    tname.fail(
+        fmt::format("'{}' is not a valid ResourceClaimTemplate name (a DNS subdomain: "
+                    "lower-case letters, digits, '-' and '.')",
+                    tn));
+  }
+  rct.finish();
+  if (auto mode = channel.opt("allocationMode")) {
+    const std::string m = mode->str();
+    if (m == "All") {
+      cd.all_channels = true;
+    } else if (m != "Single") {
+      mode->fail(fmt::format("unknown allocationMode '{}'{}; use Single or All", m,
+                             did_you_mean(m, {"Single", "All"})));
+    }
+  }
+  channel.finish();
+  spec.finish();
+  doc.ignore("status");
+  auto& domains = ctx.builder.world().dra.compute_domains;
+  for (const ComputeDomain& other : domains) {
+    if (other.namespace_ != cd.namespace_) continue;
+    if (other.name == cd.name) {
+      doc.node().fail(fmt::format("duplicate ComputeDomain '{}/{}' (first defined at {})",
+                                  cd.namespace_, cd.name, other.where));
+    }
+    if (other.channel_template == cd.channel_template) {
+      tname.fail(
+          fmt::format("ComputeDomain {} already names channel template '{}' (at {}): "
+                      "each domain's controller makes its own",
+                      other.name, cd.channel_template, other.where));
+    }
+  }
+  domains.push_back(std::move(cd));
+}
+
 bool is_dns_label(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -555,6 +615,7 @@ std::vector<ManifestKind> dra_manifest_kinds() {
       {kGroup, "ResourceClaim", served, load_resource_claim},
       {kGroup, "ResourceClaimTemplate", served, load_resource_claim_template},
       {kGroup, "ResourceSlice", served, load_resource_slice},
+      {"resource.nvidia.com", "ComputeDomain", {"v1beta1"}, load_compute_domain},
   };
 }
 
@@ -588,6 +649,66 @@ DraNodeConfig read_dra_node_config(const YamlNode& n) {
 void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
   World& w = b.world();
   DraWorld& dra = w.dra;
+  // 0. ComputeDomains: a template a domain's controller makes is the domain's channel. The pod
+  // joins the domain (PodSpec::compute_domain) and the ComputeDomains plugin places it; the
+  // claim leaves PodSpec::claims, so a pod with no other claim is no DRA pod.
+  std::vector<bool> domain_used(dra.compute_domains.size(), false);
+  for (const ComputeDomain& cd : dra.compute_domains) {
+    for (const dra::Claim& c : dra.claims) {
+      if (c.from_template && c.namespace_ == cd.namespace_ && c.name == cd.channel_template) {
+        fail_at(c.where, fmt::format("ResourceClaimTemplate {}/{} is the channel template of "
+                                     "ComputeDomain {} (at {}), which its controller creates: "
+                                     "remove it",
+                                     c.namespace_, c.name, cd.name, cd.where));
+      }
+    }
+  }
+  auto join_domain = [&](PodSpec& p) {
+    for (auto it = p.claims.begin(); it != p.claims.end();) {
+      std::int32_t found = -1;
+      for (std::size_t k = 0; k < dra.compute_domains.size() && !it->shared(); ++k) {
+        const ComputeDomain& cd = dra.compute_domains[k];
+        if (cd.namespace_ == p.namespace_ && cd.channel_template == it->template_name) {
+          found = static_cast<std::int32_t>(k);
+        }
+      }
+      if (found < 0) {
+        ++it;
+        continue;
+      }
+      if (p.compute_domain >= 0 && p.compute_domain != found) {
+        fail_at(it->where,
+                fmt::format("the pod already claims the channel of ComputeDomain {}; "
+                            "a pod joins one ComputeDomain (its node's IMEX daemon "
+                            "serves one)",
+                            dra.compute_domains[static_cast<std::size_t>(p.compute_domain)].name));
+      }
+      p.compute_domain = found;
+      domain_used[static_cast<std::size_t>(found)] = true;
+      it = p.claims.erase(it);
+    }
+  };
+  for (PodSpec& p : w.pods)
+    join_domain(p);
+  for (JobSpec& j : w.jobs)
+    join_domain(j.pod_template);
+  for (std::size_t k = 0; k < dra.compute_domains.size(); ++k) {
+    const ComputeDomain& cd = dra.compute_domains[k];
+    if (!domain_used[k] && warnings != nullptr) {
+      warnings->push_back(
+          fmt::format("{}: no pod claims the channel of ComputeDomain {} "
+                      "(resourceClaimTemplateName: {} in namespace {})",
+                      cd.where, cd.name, cd.channel_template, cd.namespace_));
+    }
+    if (cd.all_channels && warnings != nullptr) {
+      warnings->push_back(
+          fmt::format("{}: channel.allocationMode All is recorded; capsim "
+                      "places pods the same with Single (channels are not "
+                      "counted)",
+                      cd.where));
+    }
+  }
+
   bool any_dra_node = false;
   for (const NodeSpec& n : w.nodes)
     any_dra_node = any_dra_node || n.devices.dra.enabled;
