@@ -26,6 +26,7 @@
 #include "models/plugins/priority_sort.hpp"
 #include "models/plugins/random_score.hpp"
 #include "models/plugins/taint_toleration.hpp"
+#include "models/plugins/topology_packing.hpp"
 
 namespace capsim {
 
@@ -261,6 +262,18 @@ std::unique_ptr<fw::Plugin> make_compute_domains(PluginContext& ctx, const YamlN
   return std::make_unique<plugins::ComputeDomains>(ctx, a);
 }
 
+std::unique_ptr<fw::Plugin> make_topology_packing(PluginContext& ctx, const YamlNode* args) {
+  plugins::TopologyPackingArgs a;
+  if (args) {
+    MapReader m = args->map();
+    m.ignore("kind");
+    m.ignore("apiVersion");
+    if (auto f = m.opt("fading")) a.fading = f->number(0, 10);
+    m.finish();
+  }
+  return std::make_unique<plugins::TopologyPacking>(ctx, a);
+}
+
 template <typename T>
 PluginFactory no_args() {
   return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
@@ -313,6 +326,8 @@ const std::vector<PluginRegistration>& plugin_registry() {
       {"InterPodAffinity", make_inter_pod_affinity},
       {"DefaultPreemption", make_preemption},
       {"DefaultBinder", no_args<plugins::DefaultBinder>()},
+      // capsim's packing of GPU pods into the fullest topology domains (Volcano-style).
+      {"TopologyPacking", make_topology_packing},
       // The FGD study's GPU-share filter and placement policies (docs/fgd.md).
       {"OpenGpuShare", make_open_gpu_share},
       {"RandomScore", no_args<plugins::RandomScore>()},
@@ -571,6 +586,24 @@ BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, Plu
   m.finish();
   if (cfg.pod_max_backoff < cfg.pod_initial_backoff) {
     profile.fail("podMaxBackoffSeconds must be at least podInitialBackoffSeconds");
+  }
+
+  // A plugin whose Score reads what its own PreScore computed cannot score without it: upstream's
+  // Score then fails every cycle ("reading ... from cycleState: not found"). Refused here instead.
+  static const std::vector<std::string> kScoreNeedsPreScore = {
+      "PodTopologySpread", "InterPodAffinity", "TopologyPacking"};
+  for (const auto& [n, w] : b.points[kScore]) {
+    if (std::find(kScoreNeedsPreScore.begin(), kScoreNeedsPreScore.end(), n) ==
+        kScoreNeedsPreScore.end()) {
+      continue;
+    }
+    const auto& pre = b.points[kPreScore];
+    if (std::none_of(pre.begin(), pre.end(), [&](const auto& x) { return x.first == n; })) {
+      profile.fail(
+          fmt::format("plugin {} scores with what its PreScore computes: enable it at "
+                      "preScore too (multiPoint enables every point it implements)",
+                      n));
+    }
   }
 
   // Assemble: instance order is creation order; points reference instance indices.

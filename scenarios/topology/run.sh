@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs the three nvl72 variants (TAS required, preferred, unconstrained at the NVLink-domain
-# level) and prints their topology figures as a markdown table.
+# Runs the nvl72 variants (Kueue TAS required, preferred, unconstrained at the NVLink-domain
+# level; kube-scheduler with ComputeDomains, without and with TopologyPacking) and prints their
+# topology figures as a markdown table.
 #   scenarios/topology/run.sh [path/to/capsim] [output dir]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,7 +13,7 @@ metric() {  # db metric format
 }
 echo "| variant | pod wait p95 (s) | TAS admission wait p95 (s) | GPU allocation | jobs spanning >1 NVLink domain | slowdown factor, mean | makespan (h) | fragmented GPUs, nvlink level (mean) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for v in required preferred unconstrained; do
+for v in required preferred unconstrained compute-domains compute-domains-packed; do
   db="$out/$v.db"
   "$capsim" run "$here/nvl72-$v.yaml" -o "$db" --quiet > /dev/null
   echo "| $v | $(metric "$db" wait_seconds_p95 '%.0f') |" \
@@ -25,7 +26,7 @@ for v in required preferred unconstrained; do
 done
 echo
 echo "Gangs by span (pods of a gang share one row per gang):"
-for v in required preferred unconstrained; do
+for v in required preferred unconstrained compute-domains compute-domains-packed; do
   sqlite3 "$out/$v.db" "SELECT '$v', topology_span, printf('%.2f', topology_slowdown),
                                count(DISTINCT job) FROM pod WHERE topology_span IS NOT NULL
                         GROUP BY topology_span, topology_slowdown"

@@ -1,9 +1,13 @@
 // The topology scenario (8 GB200 NVL72 racks, Kueue TAS at the NVLink-domain level) run the
 // three ways its README compares, paranoid (pods inside their assigned domains, domains' free
 // capacity adding up, after every event): required never spreads a job over NVLink domains and
-// never pays a slowdown; unconstrained spreads and pays; every job finishes.
+// never pays a slowdown; unconstrained spreads and pays; every job finishes. Then the same jobs
+// without Kueue, each multi-pod job in its own ComputeDomain: no job spans NVLink domains, no node
+// ever runs pods of two domains at once, and TopologyPacking shortens the wait.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <memory>
 #include <string>
 
 #include "fixtures/memory_recorder.hpp"
@@ -15,13 +19,15 @@ using capsim::testing::MemoryRecorder;
 
 namespace {
 
-MemoryRecorder run(const std::string& variant) {
+// The run of a variant; its World, if `world` is given (pod names and jobs).
+MemoryRecorder run(const std::string& variant, std::unique_ptr<World>* world = nullptr) {
   Scenario s = load_scenario(
       std::string(CAPSIM_SOURCE_DIR) + "/scenarios/topology/nvl72-" + variant + ".yaml", {});
   MemoryRecorder rec;
   RunRequest req;
   req.paranoid = true;
   (void)run_scenario(s, req, rec);
+  if (world != nullptr) *world = std::move(s.world);
   return rec;
 }
 
@@ -59,5 +65,38 @@ TEST_SUITE("scenario") {
            e.detail.find("topology \"nvl72\" allows to fit only") != std::string::npos);
     }
     CHECK(topology_reason);
+  }
+
+  TEST_CASE("topology: ComputeDomains keep each job in one NVLink domain, one domain per node") {
+    std::unique_ptr<World> spread_world, packed_world;
+    const MemoryRecorder spread = run("compute-domains", &spread_world);
+    const MemoryRecorder packed = run("compute-domains-packed", &packed_world);
+    for (const auto& [r, world] :
+         {std::pair{&spread, spread_world.get()}, std::pair{&packed, packed_world.get()}}) {
+      CHECK(r->ended.status == "complete");
+      CHECK(r->metric("pods_completed") == 528);
+      CHECK(r->metric("jobs_spanning_domains") == 0);
+      CHECK(r->metric("topology_slowdown_mean") == 1.0);
+      // Replay the starts and ends: a node never holds running pods of two jobs that each have
+      // a ComputeDomain (every multi-pod job has its own; single-pod jobs have none).
+      std::map<NodeId, std::map<std::string, int>> running;  // node -> domain job -> pods
+      for (const auto& e : r->events) {
+        if (e.pod == kNoPod || e.node == kNoNode) continue;
+        const PodSpec& spec = world->pods[e.pod];
+        if (spec.compute_domain < 0) continue;  // train72-*, train32-*: the domain jobs
+        const std::string& job = spec.job_name;
+        if (e.kind == "start") {
+          auto& jobs = running[e.node];
+          ++jobs[job];
+          CHECK(jobs.size() == 1);
+        } else if (e.kind == "complete" || e.kind == "fail" || e.kind == "preempt" ||
+                   e.kind == "evict") {
+          auto& jobs = running[e.node];
+          if (--jobs[job] == 0) jobs.erase(job);
+        }
+      }
+    }
+    CHECK(packed.metric("wait_seconds_p95") < spread.metric("wait_seconds_p95"));
+    CHECK(packed.metric("gpu_allocation_ratio_mean") > spread.metric("gpu_allocation_ratio_mean"));
   }
 }

@@ -219,6 +219,14 @@ TEST_CASE(
        "scheduler:\n  profiles:\n    - schedulerName: p\n      plugins:\n        score:\n"
        "          enabled: [{name: MostAlocated}]\n",
        9, "unknown plugin 'MostAlocated'"},
+      {"a Score that needs its PreScore, without it (TopologyPacking at score only)",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n      plugins:\n        score:\n"
+       "          enabled: [{name: TopologyPacking}]\n",
+       6, "plugin TopologyPacking scores with what its PreScore computes: enable it at preScore"},
+      {"PodTopologySpread's PreScore disabled, its Score kept",
+       "scheduler:\n  profiles:\n    - schedulerName: p\n      plugins:\n        preScore:\n"
+       "          disabled: [{name: PodTopologySpread}]\n",
+       6, "plugin PodTopologySpread scores with what its PreScore computes"},
       {"two profiles with one name",
        "scheduler:\n  profiles:\n    - schedulerName: p\n    - schedulerName: p\n", 7,
        "two profiles are named 'p'"},
