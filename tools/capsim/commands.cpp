@@ -95,11 +95,12 @@ int run_command(const std::vector<std::string>& args);
 // when they are flushed. So they are flushed here, once for every command, and a failure is exit
 // 74 even when the command itself succeeded; an error exit the command chose is kept.
 int finish_streams(const std::string& who, int rc) {
+  errno = 0;
   std::cout.flush();
   bool out_failed = !std::cout;
-  errno = 0;
+  int out_errno = errno;
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) out_failed = true;
-  const int out_errno = errno;
+  if (out_errno == 0) out_errno = errno;
   std::cerr.flush();
   const bool err_failed = !std::cerr || std::fflush(stderr) != 0 || std::ferror(stderr) != 0;
   std::cout.clear();

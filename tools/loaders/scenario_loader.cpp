@@ -688,7 +688,8 @@ void check_soft_limits(Load& l, const YamlNode& doc) {
     l.files.lift_soft_limits();
     return;
   }
-  const YAML::Node pools = doc.raw()["cluster"] ? doc.raw()["cluster"]["pools"] : YAML::Node();
+  const YAML::Node cluster = doc.raw()["cluster"];
+  const YAML::Node pools = cluster && cluster.IsMap() ? cluster["pools"] : YAML::Node();
   std::int64_t nodes = 0;
   std::int64_t series = 1;
   if (pools && pools.IsSequence()) {
@@ -698,10 +699,11 @@ void check_soft_limits(Load& l, const YamlNode& doc) {
       if (!count || !count.IsScalar()) continue;
       std::int64_t n = 0;
       if (!YAML::convert<std::int64_t>::decode(count, n) || n < 0) continue;  // read in 5
-      nodes = n > kSoftMaxNodes ? kSoftMaxNodes + 1 : nodes + n;
+      constexpr std::int64_t kHuge = std::int64_t{1} << 60;  // saturate: the sum cannot overflow
+      nodes = n > kHuge - nodes ? kHuge : nodes + n;
       if (nodes > kSoftMaxNodes) {
         doc.child(count, fmt::format("cluster.pools[{}].count", i))
-            .fail(fmt::format("{} nodes or more in all pools, above the limit of {} nodes "
+            .fail(fmt::format("{} nodes in the pools so far, above the limit of {} nodes "
                               "(docs/cli.md#limits); pass --force to run it anyway",
                               nodes, kSoftMaxNodes));
       }
