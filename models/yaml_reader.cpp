@@ -1,11 +1,13 @@
 #include "models/yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sim/quantity.hpp"
@@ -34,11 +36,194 @@ std::string read_file_or_throw(const std::string& path) {
   throw InputError(InputErrorKind::kInvalid, where, "malformed YAML: " + e.msg);
 }
 
+[[noreturn]] void fail_at(const std::string& name, const YAML::Mark& m, const std::string& msg) {
+  throw InputError(
+      InputErrorKind::kInvalid,
+      InputLocation{name, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0, ""}, msg);
+}
+
+// Walks the parser's events before any node tree is built (yaml-cpp keeps the last of two equal
+// keys silently and expands nothing itself, but every reader that walks the tree expands aliases),
+// and refuses, at the offending mark: a key given twice in one mapping, nesting deeper than
+// kYamlMaxDepth, more than kYamlMaxAliasNodes nodes reached through aliases (the "billion laughs"
+// document: each alias counts every node of the subtree it names, aliases inside it included),
+// and, when `single` is set, a second document. Sizes saturate at the bound, so the count never
+// overflows however the aliases nest.
+class StructureCheck final : public YAML::EventHandler {
+ public:
+  StructureCheck(const std::string& name, bool single) : name_(name), single_(single) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    ++documents_;
+    if (single_ && documents_ > 1) {
+      fail_at(name_, mark,
+              "a second YAML document ('---'): this file must hold exactly one document");
+    }
+    anchor_sizes_.clear();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    leaf(mark, std::nullopt, anchor, 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchor_sizes_.find(anchor);
+    const std::uint64_t size = it == anchor_sizes_.end() ? 1 : it->second;
+    aliased_ = saturating_add(aliased_, size);
+    if (aliased_ > kYamlMaxAliasNodes) {
+      fail_at(name_, mark,
+              fmt::format("aliases expand to more than {} nodes (an alias expansion bomb?)",
+                          kYamlMaxAliasNodes));
+    }
+    leaf(mark, std::nullopt, YAML::NullAnchor, size);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    leaf(mark, value, anchor, 1);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, false, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, true, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+  int documents() const { return documents_; }
+
+ private:
+  struct Frame {
+    bool is_map = false;
+    bool expect_key = true;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    std::uint64_t size = 1;
+    std::map<std::string, int, std::less<>> keys;  // key -> 1-based line
+  };
+
+  static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    const std::uint64_t cap = kYamlMaxAliasNodes + 1;
+    return a >= cap || b >= cap || a + b >= cap ? cap : a + b;
+  }
+
+  // A node begins inside the innermost container: a key of a mapping (checked for repeats) or a
+  // value. `key` is the scalar's text when the node is a scalar.
+  void enter(const YAML::Mark& mark, const std::optional<std::string>& key) {
+    if (stack_.empty() || !stack_.back().is_map) return;
+    Frame& f = stack_.back();
+    if (f.expect_key) {
+      if (key) {
+        const auto [it, fresh] = f.keys.emplace(*key, mark.line + 1);
+        if (!fresh && *key != "<<") {
+          fail_at(name_, mark,
+                  fmt::format("duplicate key '{}' (first given on line {}): a mapping's keys "
+                              "must be unique",
+                              *key, it->second));
+        }
+      }
+      f.expect_key = false;
+    } else {
+      f.expect_key = true;
+    }
+  }
+  void add_size(std::uint64_t size) {
+    if (!stack_.empty()) stack_.back().size = saturating_add(stack_.back().size, size);
+  }
+  void leaf(const YAML::Mark& mark, const std::optional<std::string>& key, YAML::anchor_t anchor,
+            std::uint64_t size) {
+    enter(mark, key);
+    if (anchor != YAML::NullAnchor) anchor_sizes_[anchor] = size;
+    add_size(size);
+  }
+  void open(const YAML::Mark& mark, bool is_map, YAML::anchor_t anchor) {
+    enter(mark, std::nullopt);
+    if (stack_.size() >= kYamlMaxDepth) {
+      fail_at(name_, mark,
+              fmt::format("nesting deeper than {} levels of mappings and lists", kYamlMaxDepth));
+    }
+    Frame f;
+    f.is_map = is_map;
+    f.anchor = anchor;
+    stack_.push_back(std::move(f));
+  }
+  void close() {
+    const Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (f.anchor != YAML::NullAnchor) anchor_sizes_[f.anchor] = f.size;
+    add_size(f.size);
+  }
+
+  const std::string& name_;
+  bool single_;
+  int documents_ = 0;
+  std::uint64_t aliased_ = 0;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::uint64_t> anchor_sizes_;
+};
+
+void check_structure(const std::string& text, const std::string& name, bool single) {
+  check_text_bytes(text, name);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  StructureCheck check(name, single);
+  while (parser.HandleNextDocument(check)) {
+  }
+}
+
 }  // namespace
+
+void check_text_bytes(std::string_view text, const std::string& name) {
+  int line = 1;
+  int column = 1;
+  std::size_t i = 0;
+  const auto fail = [&](const std::string& what) {
+    throw InputError(InputErrorKind::kInvalid, InputLocation{name, line, column, ""}, what);
+  };
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) fail("a NUL byte: a text file must not contain one");
+    std::size_t len = 1;
+    std::uint32_t cp = c;
+    if (c >= 0x80) {
+      // UTF-8 (RFC 3629): 2-4 byte sequences, no overlong forms, no surrogates, <= U+10FFFF.
+      if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1Fu;
+      } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0Fu;
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07u;
+      } else {
+        fail(fmt::format("invalid UTF-8 (byte 0x{:02X} cannot start a character)", c));
+      }
+      if (i + len > text.size()) fail("invalid UTF-8 (a character is cut off at the end)");
+      for (std::size_t k = 1; k < len; ++k) {
+        const auto cc = static_cast<unsigned char>(text[i + k]);
+        if ((cc & 0xC0u) != 0x80u)
+          fail(fmt::format("invalid UTF-8 (byte 0x{:02X} cannot continue a character)", cc));
+        cp = (cp << 6) | (cc & 0x3Fu);
+      }
+      const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+      if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        fail(fmt::format("invalid UTF-8 (an overlong, surrogate or out-of-range code point)"));
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += len;
+  }
+}
 
 YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
   try {
+    check_structure(text, name, true);
     return YamlNode(YAML::Load(text), file, "");
   } catch (const YAML::Exception& e) {
     throw_parse_error(e, name);
@@ -49,6 +234,7 @@ std::vector<YamlNode> YamlNode::load_all_string(const std::string& text, const s
   auto file = std::make_shared<const std::string>(name);
   std::vector<YamlNode> out;
   try {
+    check_structure(text, name, false);
     for (auto& doc : YAML::LoadAll(text)) {
       if (doc.IsNull()) continue;  // "---" separators with nothing between them
       out.emplace_back(doc, file, "");

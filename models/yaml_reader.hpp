@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,14 @@ namespace capsim {
 
 class MapReader;
 
+// Bounds checked while a YAML text is parsed, before any node tree exists (docs/cli.md#limits).
+inline constexpr std::size_t kYamlMaxDepth = 64;              // nested mappings and lists
+inline constexpr std::uint64_t kYamlMaxAliasNodes = 100'000;  // nodes reached through aliases
+
+// Fails (InputError, kInvalid, at the file, line and column) on a NUL byte or on bytes that are
+// not UTF-8. Every text input goes through it: YAML here, and FileSource::read for the rest.
+void check_text_bytes(std::string_view text, const std::string& name);
+
 class YamlNode {
  public:
   YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
@@ -32,7 +41,10 @@ class YamlNode {
   // through their FileSource instead (tools/loaders/file_source.hpp: FileSource::yaml), so the
   // scenario digest covers the file and tests can load from memory.
   static YamlNode load_file(const std::string& path);
-  // Text already read; `name` is the file name used in messages.
+  // Text already read; `name` is the file name used in messages. Both forms refuse, as located
+  // errors: bytes check_text_bytes refuses, a key repeated in one mapping, nesting deeper than
+  // kYamlMaxDepth, aliases expanding to more than kYamlMaxAliasNodes nodes; load_string also
+  // refuses a text holding more than one document (load_all_string is for those).
   static YamlNode load_string(const std::string& text, const std::string& name);
   static std::vector<YamlNode> load_all_string(const std::string& text, const std::string& name);
 

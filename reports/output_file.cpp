@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 
+#include "reports/output_target.hpp"
 #include "reports/sqlite_recorder.hpp"
 
 namespace capsim {
@@ -30,6 +30,10 @@ void check_writable(const std::string& path) {
   if (path.empty()) throw ReportWriteError(p, "the output path is empty");
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw ReportWriteError(p, "is a directory, not a file");
+  if (is_in_place_output(p)) {
+    if (::access(p.c_str(), W_OK) != 0) throw ReportWriteError(p, "is not writable");
+    return;
+  }
   const fs::path dir = directory_of(p);
   if (!fs::is_directory(dir, ec)) {
     throw ReportWriteError(p, fmt::format("directory {} does not exist", dir.string()));
@@ -49,10 +53,12 @@ void write_output(const std::string& path, std::string_view content) {
     return;
   }
   check_writable(path);
-  static std::atomic<unsigned> counter{0};
   const fs::path p(path);
-  fs::path temp = p;
-  temp += fmt::format(".tmp-{}-{}", ::getpid(), counter.fetch_add(1));
+  if (is_in_place_output(p)) {
+    write_in_place(p, content);
+    return;
+  }
+  const fs::path temp = output_temp_path(p);
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (f == nullptr) throw ReportWriteError(p, std::strerror(errno));
   const std::size_t written = std::fwrite(content.data(), 1, content.size(), f);
@@ -63,13 +69,7 @@ void write_output(const std::string& path, std::string_view content) {
     fs::remove(temp, ignored);
     throw ReportWriteError(p, std::strerror(ok ? errno : saved));
   }
-  std::error_code ec;
-  fs::rename(temp, p, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw ReportWriteError(p, ec.message());
-  }
+  publish_output(temp, p);
 }
 
 }  // namespace capsim

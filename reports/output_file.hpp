@@ -1,6 +1,7 @@
 // Writing a text output (HTML, markdown, JSON, JUnit, Prometheus) the way every capsim output is
 // written: "-" means stdout; a file is written to a temporary name beside it and renamed into
-// place, so a reader never sees half a file and a failed write leaves the old file alone.
+// place, so a reader never sees half a file and a failed write leaves the old file alone; a device
+// or pipe (/dev/null, /dev/stdout, a FIFO) is written directly (reports/output_target.hpp).
 // Failures throw ReportWriteError (exit code 74).
 #pragma once
 

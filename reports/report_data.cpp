@@ -354,8 +354,10 @@ ReportData load_report_data(const std::string& path, std::optional<std::int64_t>
       while (st.step())
         d.oom_kills.emplace_back(from_seconds(st.column_double(0)), st.column_text(1));
     }
-  } catch (const SqliteError& e) {
-    throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""}, e.message());
+  } catch (const SqliteError&) {
+    // A file RunReader opened that fails a query is damaged: plain words, no SQL text.
+    throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""},
+                     "is not a capsim report (or is truncated)");
   }
   return d;
 }

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <system_error>
 #include <utility>
@@ -42,6 +45,35 @@ RunRow read_run_row(const Statement& st) {
   return row;
 }
 
+// The plain words every damaged or foreign file gets, whatever SQLite said (no SQL text).
+constexpr std::string_view kNotAReport = "is not a capsim report (or is truncated)";
+
+// A file shorter than the database size its own header states was cut off (a copy interrupted, a
+// disk that filled): SQLite would answer some queries from it and fail others halfway through a
+// report. The SQLite file format (https://www.sqlite.org/fileformat2.html, "1.3 The Database
+// Header"): bytes 16-17 the page size (1 means 65536), 24-27 the change counter, 28-31 the size
+// in pages, valid when bytes 92-95 equal the change counter. True when the header is valid and
+// promises more bytes than the file has.
+bool shorter_than_its_header(const std::filesystem::path& path, std::uintmax_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char h[100] = {};
+  const std::size_t got = std::fread(h, 1, sizeof h, f);
+  std::fclose(f);
+  static constexpr unsigned char kMagic[] = "SQLite format 3";
+  // A header cut short: truncated when what there is begins as an SQLite file does.
+  if (got < sizeof h) return got > 0 && std::memcmp(h, kMagic, std::min(got, sizeof kMagic)) == 0;
+  const auto be32 = [&](int at) {
+    return (std::uint32_t{h[at]} << 24) | (std::uint32_t{h[at + 1]} << 16) |
+           (std::uint32_t{h[at + 2]} << 8) | std::uint32_t{h[at + 3]};
+  };
+  if (std::memcmp(h, kMagic, sizeof kMagic) != 0) return false;  // not SQLite: said later
+  std::uint64_t page = (std::uint32_t{h[16]} << 8) | h[17];
+  if (page == 1) page = 65536;
+  if (be32(24) != be32(92)) return false;  // size field not maintained: nothing to compare
+  return std::uint64_t{be32(28)} * page > size;
+}
+
 }  // namespace
 
 RunReader::RunReader(const std::filesystem::path& path) : path_(path) {
@@ -54,20 +86,25 @@ RunReader::RunReader(const std::filesystem::path& path) : path_(path) {
   if (std::filesystem::is_directory(status)) {
     throw InputError(InputErrorKind::kMissing, where, "is a directory, not a report file");
   }
+  const std::uintmax_t size = std::filesystem::file_size(path_, ec);
+  if (!ec && shorter_than_its_header(path_, size)) {
+    invalid(fmt::format("{}: the file is shorter than its header says", kNotAReport));
+  }
   try {
     db_ = SqliteDb(path_.string(), OpenMode::kReadOnly);
   } catch (const SqliteError& e) {
-    throw InputError(InputErrorKind::kMissing, where, e.message());
+    throw InputError(InputErrorKind::kMissing, where, "cannot open the report file");
   }
   std::optional<std::int64_t> version;
   try {
     version = read_schema_version(db_);
   } catch (const SqliteError& e) {
     if ((e.code() & 0xff) == SQLITE_NOTADB)
-      invalid("not an SQLite database, so not a capsim report");
-    invalid(e.message());
+      invalid(fmt::format("{}: not an SQLite database", kNotAReport));
+    invalid(std::string(kNotAReport));
   }
-  if (!version) invalid("an SQLite database but not a capsim report (no meta.schema_version)");
+  if (!version)
+    invalid(fmt::format("{}: an SQLite database without meta.schema_version", kNotAReport));
   if (*version > kSchemaVersion || *version < 1) {
     invalid(fmt::format("report schema version {} is not one this capsim reads (1 to {})", *version,
                         kSchemaVersion));
@@ -84,8 +121,8 @@ auto RunReader::guarded(Body&& body) const {
   // A valid report answers every query below; an SQLite error here means a damaged file.
   try {
     return std::forward<Body>(body)();
-  } catch (const SqliteError& e) {
-    invalid(e.message());
+  } catch (const SqliteError&) {
+    invalid(std::string(kNotAReport));
   }
 }
 

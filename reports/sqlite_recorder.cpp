@@ -5,7 +5,6 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <ctime>
@@ -13,6 +12,7 @@
 #include <system_error>
 #include <utility>
 
+#include "reports/output_target.hpp"
 #include "reports/report_tables.hpp"
 #include "reports/schema.hpp"
 #include "sim/check.hpp"
@@ -29,15 +29,6 @@ class WriteFailure : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// OUT.tmp-<pid>-<n>, beside OUT so that the final rename stays within one file system. The
-// counter keeps two recorders of one process (tests, parallel sweeps) apart.
-std::filesystem::path temp_path_for(const std::filesystem::path& out) {
-  static std::atomic<std::uint64_t> counter{0};
-  std::filesystem::path temp = out;
-  temp += fmt::format(".tmp-{}-{}", ::getpid(), counter.fetch_add(1));
-  return temp;
-}
 
 void remove_quietly(const std::filesystem::path& path) noexcept {
   std::error_code ignored;
@@ -105,10 +96,17 @@ ReportWriteError::ReportWriteError(std::filesystem::path path, const std::string
 SqliteRecorder::SqliteRecorder(std::filesystem::path out, SqliteRecorderOptions options)
     : out_(std::move(out)), options_(options) {
   if (options_.batch_rows == 0) options_.batch_rows = 1;
-  temp_ = temp_path_for(out_);
+  // OUT.tmp-<pid>-<n> beside OUT, so that the final rename stays within one file system; for a
+  // device or pipe OUT (/dev/null, a FIFO: SQLite cannot write to one) a file in the temporary
+  // directory whose bytes are copied into OUT at the end.
+  temp_ = output_temp_path(out_);
   guarded("cannot create the report", [&] {
     if (!out_.has_filename() || std::filesystem::is_directory(out_)) {
       throw WriteFailure("the output path names a directory, not a file");
+    }
+    if (is_in_place_output(out_)) {
+      if (options_.append) throw WriteFailure("cannot append to a device or pipe");
+      if (::access(out_.c_str(), W_OK) != 0) throw WriteFailure("the device is not writable");
     }
     open_temp();
   });
@@ -602,6 +600,11 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
 }
 
 void SqliteRecorder::publish() {
+  if (is_in_place_output(out_)) {
+    publish_output(temp_, out_);  // copies the bytes into the device and removes temp_
+    remove_side_files(temp_);
+    return;
+  }
   sync_file(temp_);
   std::filesystem::rename(temp_, out_);  // atomic replacement of any earlier OUT
   // Side files of the replaced OUT now sit beside a file they do not belong to: a -wal left by a

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <set>
 #include <system_error>
 
+#include "reports/output_target.hpp"
 #include "reports/schema.hpp"
 #include "reports/sqlite_recorder.hpp"
 
@@ -102,9 +102,8 @@ std::map<std::int64_t, AxisValues> read_variant_axes(SqliteDb& db) {
 
 SweepFileWriter::SweepFileWriter(std::filesystem::path out, const SweepInfo& info)
     : out_(std::move(out)) {
-  static std::atomic<unsigned> counter{0};
-  temp_ = out_;
-  temp_ += fmt::format(".tmp-{}-s{}", ::getpid(), counter.fetch_add(1));
+  // Beside OUT, or in the temporary directory when OUT is a device or pipe (reports/output_target).
+  temp_ = output_temp_path(out_);
   try {
     if (!out_.has_filename() || std::filesystem::is_directory(out_)) {
       throw ReportWriteError(out_, "the output path names a directory, not a file");
@@ -218,6 +217,11 @@ void SweepFileWriter::commit() {
   try {
     create_deferred_indexes(db_);
     db_.close();
+    if (is_in_place_output(out_)) {
+      publish_output(temp_, out_);
+      done_ = true;
+      return;
+    }
     sync_path(temp_, O_RDONLY);
     std::filesystem::rename(temp_, out_);
     for (const char* suffix : {"-journal", "-wal", "-shm"}) {

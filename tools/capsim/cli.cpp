@@ -6,6 +6,7 @@
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 
+#include "reports/sqlite_db.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "reports/text/json.hpp"
 #include "reports/text/number.hpp"
@@ -33,6 +34,13 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const ReportWriteError& e) {
     std::cerr << fmt::format("{}: cannot write output: {}\n", who, e.what());
     return kCannotWrite;
+  } catch (const SqliteError& e) {
+    // Writers turn their SQLite errors into ReportWriteError, so this is a report being read
+    // that is damaged or not a capsim report (RunReader checks what it can up front). Plain
+    // words, no SQL text.
+    std::cerr << fmt::format("{}: error: {} is not a capsim report (or is truncated)\n", who,
+                             e.path());
+    return kDataError;
   } catch (const InvariantError& e) {
     std::cerr << fmt::format(
         "{}: internal error: {}\nThis is a bug in capsim; no report was "
@@ -46,6 +54,22 @@ int guarded(const std::string& command, const std::function<int()>& body) {
     std::cerr << fmt::format("{}: internal error: {}\n", who, e.what());
     return kInternal;
   }
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+  const auto refuse = [&](std::string_view why) {
+    throw InputError(InputErrorKind::kInvalid, InputLocation{"--seed", 0, 0, ""},
+                     fmt::format("'{}' is not a seed: {}", text, why));
+  };
+  if (text.empty()) refuse("a whole number from 0 to 18446744073709551615 is required");
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') refuse("a seed is a whole number from 0 to 18446744073709551615");
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) refuse("it is larger than 18446744073709551615 (2^64-1)");
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 bool stderr_is_tty() {

@@ -3,6 +3,7 @@
 // diagnostics to stderr.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,10 @@ int guarded(const std::string& command, const std::function<int()>& body);
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The value of --seed: a whole number from 0 to 2^64-1, digits only (program_options would
+// wrap "-1" round to 2^64-1). Anything else is InputError (exit 65) located at "--seed".
+std::uint64_t parse_seed(const std::string& text);
 
 bool stderr_is_tty();
 // `s` JSON-escaped, without the quotes (reports/text/json.hpp's json_quote).

@@ -6,6 +6,7 @@
 
 #include "reports/check.hpp"
 #include "reports/output_file.hpp"
+#include "reports/output_target.hpp"
 #include "tools/capsim/cli.hpp"
 
 namespace po = boost::program_options;
@@ -43,7 +44,11 @@ int cmd_check(const std::vector<std::string>& args) {
     if (baseline.empty()) throw UsageError("--baseline BASE.db is required");
     if (candidate.empty()) throw UsageError("--candidate CAND.db is required");
     for (const std::string* out : {&junit, &markdown}) {
-      if (!out->empty()) check_writable(*out);
+      if (out->empty()) continue;
+      refuse_output_over_inputs(
+          out == &junit ? "--junit output" : "--markdown output", *out,
+          {{"baseline", baseline}, {"candidate", candidate}, {"thresholds file", thresholds}});
+      check_writable(*out);
     }
     const Thresholds th = thresholds.empty() ? Thresholds::builtin() : Thresholds::load(thresholds);
     const std::vector<LoadedRun> base = load_runs({baseline});

@@ -7,6 +7,7 @@
 
 #include "reports/compare.hpp"
 #include "reports/output_file.hpp"
+#include "reports/output_target.hpp"
 #include "reports/run_reader.hpp"
 #include "reports/sweep_report.hpp"
 #include "tools/capsim/cli.hpp"
@@ -43,7 +44,13 @@ int cmd_compare(const std::vector<std::string>& args) {
       return kOk;
     }
     if (files.empty()) throw UsageError("at least one report file is required");
-    if (!markdown.empty()) check_writable(markdown);
+    if (!markdown.empty()) {
+      std::vector<InputFile> inputs;
+      for (const std::string& f : files)
+        inputs.push_back({"report being compared", f});
+      refuse_output_over_inputs("--markdown output", markdown, inputs);
+      check_writable(markdown);
+    }
     // One sweep file: one row per variant (axis values), metrics as columns.
     if (files.size() == 1 && !vm.count("json") && !vm.count("variants") &&
         read_sweep_info(RunReader(files.front()).db())) {

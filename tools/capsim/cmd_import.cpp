@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "models/gpu_catalog.hpp"
+#include "reports/output_target.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/commands.hpp"
@@ -66,6 +67,10 @@ std::string csv_field(const std::string& s) {
 }
 
 void write_atomically(const fs::path& path, const std::string& text) {
+  if (is_in_place_output(path)) {  // /dev/null, /dev/stdout, a FIFO: written directly
+    write_in_place(path, text);
+    return;
+  }
   const fs::path tmp = path.string() + ".tmp-import";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -201,6 +206,12 @@ int import_alibaba_openb(const std::vector<std::string>& args) {
     if (inputs.empty()) throw UsageError("at least one input file is required");
     if (out.empty()) throw UsageError("an output file is required (-o OUT.csv or -o OUT.yaml)");
     if (pods_per_node < 1) throw UsageError("--pods-per-node must be at least 1");
+    {
+      std::vector<InputFile> input_files;
+      for (const std::string& f : inputs)
+        input_files.push_back({"input", f});
+      refuse_output_over_inputs("output", out, input_files);
+    }
     std::optional<SimDuration> default_duration;
     if (!duration_text.empty()) {
       auto d = parse_duration(duration_text);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "reports/output_file.hpp"
+#include "reports/output_target.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/commands.hpp"
 #include "tools/capsim/plan.hpp"
@@ -43,8 +44,14 @@ int cmd_plan(const std::vector<std::string>& args) {
     if (!vm.count("jobs")) {
       jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     }
-    if (!out.empty()) check_writable(out);
-    if (!markdown.empty()) check_writable(markdown);
+    if (!out.empty()) {
+      refuse_output_over_inputs("-o output", out, {{"plan file", file}});
+      check_writable(out);
+    }
+    if (!markdown.empty()) {
+      refuse_output_over_inputs("--markdown output", markdown, {{"plan file", file}});
+      check_writable(markdown);
+    }
     const bool quiet = vm.count("quiet") > 0;
 
     const PlanSpec spec =

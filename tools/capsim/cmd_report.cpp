@@ -13,6 +13,7 @@
 #include "reports/cost_export.hpp"
 #include "reports/html_report.hpp"
 #include "reports/output_file.hpp"
+#include "reports/output_target.hpp"
 #include "reports/prometheus_export.hpp"
 #include "reports/report_data.hpp"
 #include "reports/run_reader.hpp"
@@ -120,7 +121,9 @@ int cmd_report(const std::vector<std::string>& args) {
     }
     // Refuse unwritable outputs before reading anything.
     for (const std::string* out : {&html, &markdown, &prometheus, &opencost, &focus}) {
-      if (!out->empty()) check_writable(*out);
+      if (out->empty()) continue;
+      refuse_output_over_inputs("output", *out, {{"report being read", db}});
+      check_writable(*out);
     }
 
     const auto t0 = std::chrono::steady_clock::now();

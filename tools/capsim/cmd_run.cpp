@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "reports/output_target.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/commands.hpp"
 #include "tools/capsim/runner.hpp"
+#include "tools/loaders/file_source.hpp"
 
 namespace po = boost::program_options;
 
@@ -113,11 +115,11 @@ int cmd_run(const std::vector<std::string>& args) {
     po::options_description opts("Usage: capsim run SCENARIO.yaml [options]\n\nOptions");
     std::string scenario, out, profile, data_dir;
     std::vector<std::string> sets, explain;
-    std::uint64_t seed = 0;
+    std::string seed_text;
     opts.add_options()("help,h", "show this help")(
         "output,o", po::value(&out),
         "report file (default: <scenario name>.db in the current directory)")(
-        "seed", po::value(&seed), "master seed (overrides the scenario's seed)")(
+        "seed", po::value(&seed_text), "master seed (overrides the scenario's seed)")(
         "profile", po::value(&profile), "scheduler profile to use (scenario or built-in)")(
         "set", po::value(&sets)->composing(),
         "override a scenario value: key.path=value (repeatable)")(
@@ -125,6 +127,7 @@ int cmd_run(const std::vector<std::string>& args) {
         "append", "add this run to an existing report file instead of replacing it")(
         "json", "print the summary as JSON")("quiet,q", "no progress or notes on stderr")(
         "paranoid", "check every invariant after every event (slow)")(
+        "force", "lift the soft limits on nodes, sample rows and trace rows (docs/cli.md#limits)")(
         "list-profiles", "list the profiles the scenario can run with and exit")(
         "explain", po::value(&explain)->composing(),
         "record every scheduling cycle of the pods matching GLOB in full (every plugin on every "
@@ -141,9 +144,11 @@ int cmd_run(const std::vector<std::string>& args) {
     const StopSignals stop_signals;
     LoadOptions lo;
     lo.overrides = sets;
-    if (vm.count("seed")) lo.seed = seed;
+    if (vm.count("seed")) lo.seed = parse_seed(seed_text);
     if (vm.count("data-dir")) lo.data_dir = data_dir;
-    Scenario s = load_scenario(scenario, lo);
+    lo.force = vm.count("force") > 0;
+    RealFiles files;
+    Scenario s = load_scenario(scenario, lo, files);
     if (vm.count("list-profiles")) {
       for (const auto& n : s.profiles.names())
         std::cout << n << "\n";
@@ -151,6 +156,13 @@ int cmd_run(const std::vector<std::string>& args) {
     }
     if (out.empty()) out = s.name + ".db";
     const bool quiet = vm.count("quiet") > 0;
+
+    // The report must not replace the scenario or any file the load read (traces, manifests,
+    // node lists, configs), whatever name reaches it (hard link, symlink, ./x).
+    std::vector<InputFile> inputs{{"scenario", scenario}};
+    for (const FileRead& r : files.reads())
+      inputs.push_back({"input file", r.path});
+    refuse_output_over_inputs("report", out, inputs);
 
     SqliteRecorderOptions ro;
     ro.append = vm.count("append") > 0;

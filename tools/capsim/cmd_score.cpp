@@ -93,7 +93,7 @@ int cmd_score(const std::vector<std::string>& args) {
         "Usage: capsim score SCENARIO.yaml --pod NAME [--at TIME] [options]\n\nOptions");
     std::string scenario, pod_name, at_text, profile, data_dir, format;
     std::vector<std::string> sets;
-    std::uint64_t seed = 0;
+    std::string seed_text;
     opts.add_options()("help,h", "show this help")("pod", po::value(&pod_name),
                                                    "the pod to evaluate: NAME or NAMESPACE/NAME")(
         "at", po::value(&at_text),
@@ -104,7 +104,7 @@ int cmd_score(const std::vector<std::string>& args) {
         "format", po::value(&format),
         "kss: a Pod manifest with the annotations kube-scheduler-simulator writes")(
         "all-nodes", "list every node (default: more than 20 are grouped by filter outcome)")(
-        "seed", po::value(&seed), "master seed (overrides the scenario's seed)")(
+        "seed", po::value(&seed_text), "master seed (overrides the scenario's seed)")(
         "set", po::value(&sets)->composing(),
         "override a scenario value: key.path=value (repeatable)")(
         "data-dir", po::value(&data_dir), "directory that {data_dir} in scenario paths expands to");
@@ -123,7 +123,7 @@ int cmd_score(const std::vector<std::string>& args) {
 
     LoadOptions lo;
     lo.overrides = sets;
-    if (vm.count("seed")) lo.seed = seed;
+    if (vm.count("seed")) lo.seed = parse_seed(seed_text);
     if (vm.count("data-dir")) lo.data_dir = data_dir;
     Scenario s = load_scenario(scenario, lo);
     const SimTime horizon = s.sim.horizon;

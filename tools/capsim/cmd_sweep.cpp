@@ -14,6 +14,8 @@
 #include <thread>
 #include <tuple>
 
+#include "reports/output_file.hpp"
+#include "reports/output_target.hpp"
 #include "reports/run_reader.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/commands.hpp"
@@ -48,8 +50,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
         "number of shards when the index comes from JOB_COMPLETION_INDEX (the Job's "
         "completions)")("data-dir", po::value(&data_dir),
                         "what {data_dir} in scenario paths expands to")(
-        "list", "print the variants (index, shard, axis values) and exit")("quiet,q",
-                                                                           "no progress on stderr");
+        "list", "print the variants (index, shard, axis values) and exit")(
+        "force", "lift the soft limits (docs/cli.md#limits): variants, nodes, samples, rows")(
+        "quiet,q", "no progress on stderr");
     const po::variables_map vm = parse_command_line(opts, args, {{"file", po::value(&file), 1}});
     if (vm.count("help")) {
       std::cout << opts
@@ -95,6 +98,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
       out = shard ? fmt::format("{}.shard-{}-of-{}.db", spec.name, sh.index, sh.count)
                   : spec.name + ".db";
     }
+    refuse_output_over_inputs("sweep output", out, {{"sweep file", file}});
+    check_writable(out);  // before the scratch directory beside it is made
+    if (spec.variants.size() > kSoftMaxSweepVariants && !vm.count("force")) {
+      throw InputError(InputErrorKind::kInvalid, InputLocation{file, 0, 0, "axes"},
+                       fmt::format("{} variants, above the limit of {} variants of a sweep "
+                                   "(docs/cli.md#limits); pass --force to run them anyway",
+                                   spec.variants.size(), kSoftMaxSweepVariants));
+    }
     const bool quiet = vm.count("quiet") > 0;
     const bool tty = stderr_is_tty();
     if (!quiet) {
@@ -109,6 +120,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     ScratchBeside scratch(out);
     RunVariantsOptions ro;
     ro.jobs = jobs;
+    ro.force = vm.count("force") > 0;
     ro.record_dir = scratch.path();
     ro.on_done = [&](std::size_t done, std::size_t total, const VariantResult& r) {
       if (quiet) return;
@@ -153,6 +165,12 @@ int cmd_merge(const std::vector<std::string>& args) {
     if (files.size() < 2) throw UsageError("an output file and at least one shard file are needed");
     const std::string out = files.front();
     const std::vector<std::string> inputs(files.begin() + 1, files.end());
+    {
+      std::vector<InputFile> shard_files;
+      for (const std::string& f : inputs)
+        shard_files.push_back({"shard file", f});
+      refuse_output_over_inputs("merged output", out, shard_files);
+    }
 
     std::optional<SweepInfo> info;
     std::string info_file;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "models/yaml_reader.hpp"
@@ -83,7 +86,48 @@ std::string usage_text() {
   return out;
 }
 
+namespace {
+
+int run_command(const std::vector<std::string>& args);
+
+// Every command's data goes to stdout and its diagnostics to stderr through buffers; a write
+// error (a closed pipe, a full disk: `capsim report RUN.db --format text > /dev/full`) shows only
+// when they are flushed. So they are flushed here, once for every command, and a failure is exit
+// 74 even when the command itself succeeded; an error exit the command chose is kept.
+int finish_streams(const std::string& who, int rc) {
+  errno = 0;
+  std::cout.flush();
+  bool out_failed = !std::cout;
+  int out_errno = errno;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) out_failed = true;
+  if (out_errno == 0) out_errno = errno;
+  std::cerr.flush();
+  const bool err_failed = !std::cerr || std::fflush(stderr) != 0 || std::ferror(stderr) != 0;
+  std::cout.clear();
+  std::clearerr(stdout);
+  if (out_failed) {
+    std::cerr << fmt::format("{}: cannot write output: standard output: {}\n", who,
+                             out_errno != 0 ? std::strerror(out_errno) : "write error");
+    std::cerr.flush();
+  }
+  std::cerr.clear();
+  std::clearerr(stderr);
+  if ((out_failed || err_failed) && (rc == kOk || rc == kRegression)) return kCannotWrite;
+  return rc;
+}
+
+}  // namespace
+
 int dispatch(const std::vector<std::string>& args) {
+  const std::string who = args.empty() || args.front().empty() || args.front()[0] == '-'
+                              ? std::string("capsim")
+                              : "capsim " + args.front();
+  return finish_streams(who, run_command(args));
+}
+
+namespace {
+
+int run_command(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::cerr << usage_text();
     return kUsage;
@@ -107,6 +151,8 @@ int dispatch(const std::vector<std::string>& args) {
                            usage_text());
   return kUsage;
 }
+
+}  // namespace
 
 po::variables_map parse_command_line(const po::options_description& visible,
                                      const std::vector<std::string>& args,

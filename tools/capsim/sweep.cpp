@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "reports/output_target.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "tools/capsim/cli.hpp"
 #include "tools/capsim/runner.hpp"
@@ -90,6 +91,7 @@ std::vector<VariantResult> run_variants(const StudyBase& base,
     LoadOptions lo;
     lo.data_dir = base.data_dir;
     lo.seed = v.seed;
+    lo.force = options.force;
     for (const auto& a : base.sets)
       lo.overrides.push_back(a.text);
     for (const auto& a : v.sets)
@@ -165,7 +167,8 @@ void write_sweep_file(const fs::path& out, const SweepInfo& info,
 
 ScratchBeside::ScratchBeside(const fs::path& out) {
   static std::atomic<unsigned> counter{0};
-  path_ = out;
+  // Beside OUT; in the temporary directory when OUT is a device or pipe (/dev/null).
+  path_ = is_in_place_output(out) ? output_temp_path(out) : out;
   path_ += fmt::format(".runs-{}-{}", ::getpid(), counter.fetch_add(1));
   std::error_code ec;
   fs::remove_all(path_, ec);

@@ -43,8 +43,12 @@ struct VariantResult {
   double wall_seconds = 0;
 };
 
+// Soft limit (docs/cli.md#limits): a sweep of more variants is refused unless --force.
+inline constexpr std::size_t kSoftMaxSweepVariants = 10'000;
+
 struct RunVariantsOptions {
   int jobs = 1;
+  bool force = false;  // --force: each variant's load lifts the soft limits (LoadOptions::force)
   // When set, each variant's run is recorded into DIR/v<index>.db; otherwise nothing is written.
   std::optional<std::filesystem::path> record_dir;
   // Called on the calling thread's behalf from workers, serialised: (done, total, result).

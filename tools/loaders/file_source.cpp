@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,7 @@ std::string FileSource::read(const std::string& path, std::string_view missing) 
   if (!bytes) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, std::string(missing));
   }
+  check_text_bytes(*bytes, path);  // every input capsim reads is text: UTF-8, no NUL
   reads_.push_back(FileRead{path, bytes->size(), sha256_hex(*bytes)});
   return std::move(*bytes);
 }
@@ -31,7 +33,17 @@ std::vector<YamlNode> FileSource::yaml_docs(const std::string& path) {
 }
 
 CsvFile FileSource::csv(const std::string& path, const CsvOptions& opt) {
-  return CsvFile::parse(read(path), path, opt);
+  std::string text = read(path);
+  if (soft_limits_) {
+    const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    if (lines > kCsvSoftMaxRows) {
+      throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""},
+                       fmt::format("{} lines, above the limit of {} rows of a trace "
+                                   "(docs/cli.md#limits); pass --force to read it anyway",
+                                   lines, kCsvSoftMaxRows));
+    }
+  }
+  return CsvFile::parse(text, path, opt);
 }
 
 std::string FileSource::read_log(const std::string& root) const {
@@ -48,6 +60,13 @@ std::string FileSource::read_log(const std::string& root) const {
 }
 
 std::optional<std::string> RealFiles::fetch(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxFileBytes) {
+    throw InputError(
+        InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""},
+        fmt::format("{} bytes, larger than any input may be ({} bytes)", size, kMaxFileBytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;

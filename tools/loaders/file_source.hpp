@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,13 +34,21 @@ class FileSource {
   virtual ~FileSource() = default;
 
   // The file's bytes, recorded in reads(). A file that cannot be read is
-  // InputErrorKind::kMissing at {path, 0, 0}, with `missing` as the message.
+  // InputErrorKind::kMissing at {path, 0, 0}, with `missing` as the message; bytes that are not
+  // UTF-8 text, or a NUL byte, are kInvalid at the line and column (check_text_bytes).
   std::string read(const std::string& path, std::string_view missing = kCannotOpen);
 
   // Parsed reads: YAML (one document, or every document of a multi-document file) and CSV.
   YamlNode yaml(const std::string& path);
   std::vector<YamlNode> yaml_docs(const std::string& path);
   CsvFile csv(const std::string& path, const CsvOptions& opt = {});
+
+  // Soft limits (docs/cli.md#limits): csv() refuses a file of more than kCsvSoftMaxRows lines
+  // until they are lifted (--force).
+  static constexpr std::size_t kCsvSoftMaxRows = 10'000'000;
+  void lift_soft_limits() { soft_limits_ = false; }
+  // Hard limit, never lifted: no input file may be larger than this.
+  static constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{4} << 30;
 
   // Every read so far, in order (a file read twice is listed twice).
   const std::vector<FileRead>& reads() const { return reads_; }
@@ -55,6 +64,7 @@ class FileSource {
 
  private:
   std::vector<FileRead> reads_;
+  bool soft_limits_ = true;
 };
 
 // The file system.

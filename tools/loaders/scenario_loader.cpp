@@ -680,6 +680,48 @@ YamlNode read_document(Load& l) {
       .with_provenance(provenance);
 }
 
+// 2b. The soft limits (docs/cli.md#limits) on what the raw document asks for, before any node or
+//     sample exists: nodes over all pools, and the sample table's rows (horizon / interval, times
+//     one series for the cluster and one per pool). --force lifts them.
+void check_soft_limits(Load& l, const YamlNode& doc) {
+  if (l.options.force) {
+    l.files.lift_soft_limits();
+    return;
+  }
+  const YAML::Node cluster = doc.raw()["cluster"];
+  const YAML::Node pools = cluster && cluster.IsMap() ? cluster["pools"] : YAML::Node();
+  std::int64_t nodes = 0;
+  std::int64_t series = 1;
+  if (pools && pools.IsSequence()) {
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      const YAML::Node count = pools[i].IsMap() ? pools[i]["count"] : YAML::Node();
+      ++series;
+      if (!count || !count.IsScalar()) continue;
+      std::int64_t n = 0;
+      if (!YAML::convert<std::int64_t>::decode(count, n) || n < 0) continue;  // read in 5
+      constexpr std::int64_t kHuge = std::int64_t{1} << 60;  // saturate: the sum cannot overflow
+      nodes = n > kHuge - nodes ? kHuge : nodes + n;
+      if (nodes > kSoftMaxNodes) {
+        doc.child(count, fmt::format("cluster.pools[{}].count", i))
+            .fail(fmt::format("{} nodes in the pools so far, above the limit of {} nodes "
+                              "(docs/cli.md#limits); pass --force to run it anyway",
+                              nodes, kSoftMaxNodes));
+      }
+    }
+  }
+  const RunConfig& sim = l.s.sim;
+  if (sim.horizon != kEndOfTime && sim.sample_interval > 0) {
+    const std::int64_t samples = sim.horizon / sim.sample_interval;
+    if (samples > kSoftMaxSampleRows / series) {
+      doc.child(doc.raw()["simulation"], "simulation")
+          .fail(fmt::format("horizon / sample_interval = {} samples x {} series is about {} "
+                            "sample rows, above the limit of {} (docs/cli.md#limits); raise "
+                            "sample_interval, or pass --force to run it anyway",
+                            samples, series, samples * series, kSoftMaxSampleRows));
+    }
+  }
+}
+
 // 2. What the run is: name, seed (--seed wins), data_dir (--data-dir wins), simulation options.
 void read_run_config(Load& l, MapReader& m) {
   Scenario& s = l.s;
@@ -891,6 +933,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options, File
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2
+  check_soft_limits(l, doc);                   // 2b
   read_catalog_and_cost(l, m);                 // 3
   read_device_configs(l, m);                   // 4
   read_cluster(l, m);                          // 5

@@ -27,7 +27,13 @@ struct LoadOptions {
   std::vector<std::string> overrides;   // --set key=value, in order
   std::optional<std::uint64_t> seed;    // --seed
   std::optional<std::string> data_dir;  // --data-dir
+  bool force = false;                   // --force: lift the soft limits below
 };
+
+// Soft limits (docs/cli.md#limits), checked before memory is spent on what they count; a
+// scenario above one is refused (exit 65, naming the limit and --force) unless --force is given.
+inline constexpr std::int64_t kSoftMaxNodes = 100'000;          // nodes of all pools
+inline constexpr std::int64_t kSoftMaxSampleRows = 20'000'000;  // horizon / interval x series
 
 struct Scenario {
   std::string name;

@@ -1,7 +1,9 @@
 #include "tools/loaders/world_builder.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "models/yaml_reader.hpp"
@@ -46,6 +48,39 @@ GpuModelId WorldBuilder::use_gpu_model(const GpuModel& model) {
 
 ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& where) {
   if (name.empty()) fail_at(where, "empty resource name");
+  // A MIG resource names a profile of some catalog model (docs/sharing.md: nvidia.com/mig-
+  // <profile>, "+me" as ".me", as the NVIDIA device plugin's mixed strategy advertises them); a
+  // name close to nvidia.com/gpu.shared (the time-slicing rename) is a typo of it. Either would
+  // otherwise be an extended resource no node has, and the pod would wait forever.
+  if (name.rfind("nvidia.com/mig-", 0) == 0 && !world_->resources.find(name)) {
+    std::vector<std::string> known;
+    bool found = false;
+    for (const GpuModel& m : catalog_->models()) {
+      for (const MigProfile& p : m.mig_profiles) {
+        std::vector<std::string> names{p.name};
+        names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+        for (const std::string& n : names) {
+          const std::string r = mig_resource_name(n);
+          found = found || r == name;
+          if (std::find(known.begin(), known.end(), r) == known.end()) known.push_back(r);
+        }
+      }
+    }
+    if (!found) {
+      std::sort(known.begin(), known.end());
+      fail_at(where, fmt::format("unknown MIG resource '{}'{}: no GPU model of the catalog has "
+                                 "that profile (known: {})",
+                                 name, did_you_mean(name, known), fmt::join(known, ", ")));
+    }
+  }
+  if (name != "nvidia.com/gpu.shared" && name.rfind("nvidia.com/gpu", 0) == 0 &&
+      !closest_names(name, {"nvidia.com/gpu.shared"}).empty() && name != "nvidia.com/gpu" &&
+      !world_->resources.find(name)) {
+    fail_at(where, fmt::format("unknown sharing resource '{}' (did you mean "
+                               "'nvidia.com/gpu.shared'? known: nvidia.com/gpu, "
+                               "nvidia.com/gpu.shared, nvidia.com/mig-<profile>)",
+                               name));
+  }
   auto id = world_->resources.intern(name);
   if (!id) {
     fail_at(where,

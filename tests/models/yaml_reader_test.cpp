@@ -1,0 +1,96 @@
+// The checks YamlNode::load_string / load_all_string make while the text is parsed, before any
+// tree exists: repeated keys, documents, nesting depth, alias expansion, and the bytes themselves.
+#include "models/yaml_reader.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace capsim {
+
+namespace {
+
+using namespace std::string_literals;
+
+// The InputError's "file:line:col: message" text, or "" when the text loads.
+std::string load_error(const std::string& text, bool all = false) {
+  try {
+    if (all) {
+      (void)YamlNode::load_all_string(text, "f.yaml");
+    } else {
+      (void)YamlNode::load_string(text, "f.yaml");
+    }
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kInvalid);
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a key given twice in one mapping is an error at the second") {
+  CHECK(load_error("a: 1\nb: 2\na: 3\n") ==
+        "f.yaml:3:1: duplicate key 'a' (first given on line 1): a mapping's keys must be unique");
+  CHECK(load_error("x: {k: 1, k: 2}\n").rfind("f.yaml:1:11: duplicate key 'k'", 0) == 0);
+  CHECK(load_error("- {k: 1}\n- {k: 2}\n").empty());  // the same key in two mappings
+  CHECK(load_error("a: {k: 1}\nb: {k: 1}\n").empty());
+  CHECK(load_error("base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n").empty());
+}
+
+TEST_CASE("load_string takes one document; load_all_string any number") {
+  CHECK(load_error("---\na: 1\n").empty());
+  CHECK(load_error("a: 1\n---\nb: 2\n").find("a second YAML document") != std::string::npos);
+  CHECK(load_error("a: 1\n---\nb: 2\n", true).empty());
+  CHECK(load_error("a: 1\n---\na: 2\n", true).empty());  // keys are per document
+}
+
+TEST_CASE("nesting up to 64 levels loads; deeper is an error") {
+  const auto lists = [](int depth) {
+    return std::string(static_cast<std::size_t>(depth), '[') + "1" +
+           std::string(static_cast<std::size_t>(depth), ']');
+  };
+  CHECK(load_error(lists(64)).empty());
+  CHECK(load_error(lists(65)) ==
+        "f.yaml:1:65: nesting deeper than 64 levels of mappings and lists");
+}
+
+TEST_CASE("aliases may reach 100000 nodes; a billion laughs may not") {
+  // Each alias counts the nodes of what it names: l1's ten aliases of l0 (1 + 10 nodes) count
+  // 110; l1 has 1 + 10 * 11 = 111 nodes, so k aliases of it bring the count to 110 + 111 k:
+  // 99,899 for k = 899, 100,010 (above the bound) for k = 900.
+  const auto doc = [](int aliases) {
+    std::string s = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\nl1: &l1 [";
+    for (int k = 0; k < 10; ++k)
+      s += k ? ", *l0" : "*l0";
+    s += "]\nmany: [";
+    for (int k = 0; k < aliases; ++k)
+      s += k ? ", *l1" : "*l1";
+    return s + "]\n";
+  };
+  CHECK(load_error(doc(899)).empty());
+  CHECK(load_error(doc(900)).find("aliases expand to more than 100000 nodes") != std::string::npos);
+}
+
+TEST_CASE("NUL bytes and invalid UTF-8 are errors at their line and column") {
+  const auto err = [](const std::string& text) {
+    try {
+      check_text_bytes(text, "t.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(err("ok, caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x9A\x80\n").empty());
+  CHECK(err("a\nbc\0d\n"s) == "t.csv:2:3: a NUL byte: a text file must not contain one");
+  CHECK(err("a\xFF").rfind("t.csv:1:2: invalid UTF-8 (byte 0xFF cannot start", 0) == 0);
+  CHECK(err("\xC0\xAF").rfind("t.csv:1:1: invalid UTF-8 (byte 0xC0", 0) == 0);  // overlong '/'
+  CHECK(err("\xE0\x80\xAF").find("overlong") != std::string::npos);
+  CHECK(err("\xED\xA0\x80").find("surrogate") != std::string::npos);         // U+D800
+  CHECK(err("\xF4\x90\x80\x80").find("out-of-range") != std::string::npos);  // U+110000
+  CHECK(err("\xC3").find("cut off") != std::string::npos);
+  CHECK(err("\xC3(").find("byte 0x28 cannot continue") != std::string::npos);
+  CHECK(err("\xEF\xBB\xBFname: x\n").empty());  // a byte-order mark is UTF-8
+}
+
+}  // namespace capsim
