@@ -111,12 +111,43 @@ std::optional<Autoscaler::Option> Autoscaler::plan_scale_up(std::span<const PodI
       upcoming.push_back(cluster_->template_node(static_cast<NodeId>(id)));
   }
   std::vector<PodId> rest;
+  // Existing nodes with pending pods placed on them in this simulation (copies).
+  std::vector<std::pair<NodeId, NodeInfo>> placed_on;
   for (PodId p : pending) {
     // A pod PreFilter rejects fits no template either.
     if (!pre_filter(p)) continue;
     // Pods that fit an existing node now (one that just became Ready, or freed room) are the
-    // scheduler's, not a reason to scale up (upstream's filterOutSchedulable).
-    if (fits_existing(p)) continue;
+    // scheduler's, not a reason to scale up (upstream's filterOutSchedulable, which places them
+    // one after the other).
+    bool existing = false;
+    for (auto& [id, copy] : placed_on) {
+      if (fits(p, copy)) {
+        place(p, copy);
+        existing = true;
+        break;
+      }
+    }
+    if (!existing && fits_existing(p)) {
+      // The first untouched node it fits takes it.
+      const PodSpec& spec = cluster_->spec(p);
+      for (const NodeInfo& n : cluster_->nodes()) {
+        if (n.absent || n.free(kPods) < 1) continue;
+        if (std::any_of(placed_on.begin(), placed_on.end(),
+                        [&](const auto& e) { return e.first == n.id; })) {
+          continue;
+        }
+        bool room = true;
+        for (const auto& [r, want] : spec.requests.items)
+          room = room && (r == kPods || want <= n.free(r));
+        if (room && fits(p, n)) {
+          placed_on.emplace_back(n.id, n);
+          place(p, placed_on.back().second);
+          existing = true;
+          break;
+        }
+      }
+    }
+    if (existing) continue;
     bool taken = false;
     for (NodeInfo& u : upcoming) {
       if (fits(p, u)) {
