@@ -146,31 +146,21 @@ DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const
 Cluster::Cluster(World& world) : world_(&world) {
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
+  // Nodes of autoscaled pools beyond their initial size start absent.
+  for (const PoolAutoscaling& p : world.autoscaler.pools) {
+    for (std::size_t k = static_cast<std::size_t>(p.initial); k < p.nodes.size(); ++k)
+      nodes_.at(p.nodes[k]).absent = true;
+  }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     NodeInfo& n = nodes_[i];
     n.id = static_cast<NodeId>(i);
     n.spec = &world.nodes[i];
-    n.allocatable = n.spec->allocatable;
-    n.gpus.resize(static_cast<std::size_t>(n.spec->gpu_count));
-    totals_.gpus_total += n.spec->gpu_count;
-    totals_.mode_gpus[static_cast<std::size_t>(n.spec->sharing)] += n.spec->gpu_count;
-    totals_.cost_per_hour += n.spec->price_per_hour;
-    if (const GpuModelInfo* m = gpu_model(n)) {
-      totals_.gpu_memory_total_mib +=
-          static_cast<double>(m->memory_bytes) / kMiB * n.spec->gpu_count;
-      totals_.power_w += m->idle_w * n.spec->gpu_count;
-      const auto& layouts = n.spec->devices.layouts;
-      for (std::uint16_t g = 0; g < n.gpus.size(); ++g) {
-        if (g < layouts.size()) n.gpus[g].layout = layouts[g];
-        rebuild_units(n, g);
-        account_mig(n, g, +1);
-      }
-    }
     if (const dra::NodeDevices* d = world.dra.node(n.id)) n.dra_used.assign(d->devices.size(), 0);
-    recompute_allocatable(n);
-    n.free_whole_gpus = 0;
-    for (const auto& g : n.gpus) {
-      if (!g.layout.mig_enabled && g.milli_used == 0) ++n.free_whole_gpus;
+    populate(n);
+    if (n.absent) {
+      refresh_spec(n);
+    } else {
+      account_node(n, +1);
     }
   }
   // The extended resource the quick copy counts: the most plentiful one (an optimisation only:
@@ -192,6 +182,87 @@ Cluster::Cluster(World& world) : world_(&world) {
     refresh_quick(n);
   shared_claims_.resize(world.dra.claims.size());
   sync_pod_table();
+}
+
+void Cluster::populate(NodeInfo& n) const {
+  n.gpus.assign(static_cast<std::size_t>(n.spec->gpu_count), GpuDeviceState{});
+  n.units.clear();
+  const GpuModelInfo* m = gpu_model(n);
+  if (m != nullptr && !n.absent) {
+    const auto& layouts = n.spec->devices.layouts;
+    for (std::uint16_t g = 0; g < n.gpus.size(); ++g) {
+      if (g < layouts.size()) n.gpus[g].layout = layouts[g];
+      for (const DeviceUnit& u :
+           make_units(n.spec->devices, *m, g, n.gpus[g].layout, world_->resources)) {
+        n.units.push_back(u);
+      }
+    }
+  }
+  // Device resources come from the live units; everything else from the spec (nothing while
+  // absent).
+  n.allocatable = n.absent ? ResourceVec{} : n.spec->allocatable;
+  for (ResourceId r = 0; r < world_->resources.size(); ++r) {
+    if (is_device_resource(world_->resources.name(r))) n.allocatable[r] = 0;
+  }
+  for (const DeviceUnit& u : n.units) {
+    if (u.alive() && !u.dra) n.allocatable[u.resource] += u.replicas;
+  }
+  n.free_whole_gpus = 0;
+  if (!n.absent) {
+    for (const auto& g : n.gpus) {
+      if (!g.layout.mig_enabled && g.milli_used == 0) ++n.free_whole_gpus;
+    }
+  }
+  ++n.generation;
+}
+
+void Cluster::account_node(const NodeInfo& n, int sign) {
+  const double gpus = n.spec->gpu_count;
+  totals_.gpus_total += sign * gpus;
+  totals_.mode_gpus[static_cast<std::size_t>(n.spec->sharing)] += sign * gpus;
+  totals_.cost_per_hour += sign * n.spec->price_per_hour;
+  if (const GpuModelInfo* m = gpu_model(n)) {
+    totals_.gpu_memory_total_mib += sign * static_cast<double>(m->memory_bytes) / kMiB * gpus;
+    totals_.power_w += sign * m->idle_w * gpus;
+    for (std::uint16_t g = 0; g < n.gpus.size(); ++g)
+      account_mig(n, g, sign);
+  }
+}
+
+void Cluster::set_absent(NodeId node, bool absent) {
+  NodeInfo& n = nodes_[node];
+  CAPSIM_CHECK(n.absent != absent,
+               fmt::format("node {}: a presence change that changes nothing", n.spec->name));
+  CAPSIM_CHECK(n.pods.empty() && !n.down && !n.cordoned,
+               fmt::format("node {} is added or removed while it holds pods, is down or cordoned",
+                           n.spec->name));
+  for (const GpuDeviceState& g : n.gpus) {
+    CAPSIM_CHECK(!g.failed && !g.reconfiguring && g.holders == 0 && g.busy == 0,
+                 fmt::format("node {} is added or removed with a GPU failed, being re-laid out "
+                             "or in use",
+                             n.spec->name));
+  }
+  if (absent) account_node(n, -1);
+  n.absent = absent;
+  populate(n);
+  refresh_spec(n);
+  if (!absent) account_node(n, +1);
+  ++generation_;
+  refresh_quick(n);
+}
+
+NodeInfo Cluster::template_node(NodeId node) const {
+  NodeInfo t = nodes_.at(node);
+  CAPSIM_CHECK(t.pods.empty(), fmt::format("node {} holds pods: no template", t.spec->name));
+  t.absent = false;
+  t.down = false;
+  t.cordoned = false;
+  t.spec = &world_->nodes[node];
+  t.requested = ResourceVec{};
+  t.nonzero_requested = ResourceVec{};
+  if (!t.dra_used.empty()) std::fill(t.dra_used.begin(), t.dra_used.end(), 0);
+  populate(t);
+  return t;
 }
 
 void Cluster::sync_pod_table() {
@@ -718,7 +789,7 @@ void Cluster::set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed) {
 
 void Cluster::refresh_spec(NodeInfo& n) {
   const NodeSpec& base = world_->nodes[n.id];
-  if (!n.down && !n.cordoned) {
+  if (!n.down && !n.cordoned && !n.absent) {
     n.spec = &base;
     return;
   }
@@ -736,7 +807,7 @@ void Cluster::refresh_spec(NodeInfo& n) {
     t.effect = TaintEffect::kNoSchedule;
     copy->taints.push_back(t);
   }
-  if (n.cordoned) copy->unschedulable = true;
+  if (n.cordoned || n.absent) copy->unschedulable = true;
   n.spec = copy.get();
 }
 
@@ -934,7 +1005,8 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(holders[g] == d.holders,
                    fmt::format("node {} GPU {}: {} holders recorded, {} counted", n.spec->name, g,
                                d.holders, holders[g]));
-      if (!d.layout.mig_enabled && !d.reconfiguring && !d.failed && d.holders == 0) ++free_whole;
+      if (!n.absent && !d.layout.mig_enabled && !d.reconfiguring && !d.failed && d.holders == 0)
+        ++free_whole;
       allocated += d.alloc;
       if (d.layout.mig_enabled && m != nullptr) {
         // MIG instances stay within the slots and never overlap.
@@ -963,6 +1035,11 @@ void Cluster::check_invariants() const {
                                                            : std::max(most, 1000 - g.milli_used);
                                          }),
                  fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
+    // An absent node holds nothing and offers nothing.
+    CAPSIM_CHECK(!n.absent || (n.pods.empty() && n.units.empty() && n.spec->unschedulable &&
+                               std::all_of(n.allocatable.v.begin(), n.allocatable.v.end(),
+                                           [](std::int64_t v) { return v == 0; })),
+                 fmt::format("absent node {} holds pods or offers capacity", n.spec->name));
     CAPSIM_CHECK(free_whole == n.free_whole_gpus,
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));

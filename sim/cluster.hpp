@@ -52,6 +52,9 @@ struct NodeInfo {
   bool down = false;
   // Cordoned during the run (a maintenance drain): spec.unschedulable, as `kubectl cordon` sets it.
   bool cordoned = false;
+  // A node of an autoscaled pool beyond the pool's current size (or still provisioning): it
+  // offers nothing (no allocatable, no device unit), is unschedulable and counts in no total.
+  bool absent = false;
 
   // Adds/removes a pod's requests (not devices). Used by Cluster and on scratch copies
   // (preemption's what-if, nominated pods).
@@ -174,6 +177,14 @@ class Cluster {
   // `kubectl cordon` / `uncordon`: the node's spec.unschedulable, which NodeUnschedulable (and
   // the quick copy) read; the pods on it stay.
   void set_cordoned(NodeId node, bool cordoned);
+  // An autoscaled pool's node leaves (absent, after its pods left) or joins the cluster (Ready,
+  // empty, its GPUs in the spec's layouts). Absent nodes offer nothing: no allocatable, so every
+  // pod fails NodeResourcesFit (and the quick copy rejects it without running the plugins), and
+  // spec.unschedulable; they count in no total (gpus_total, cost_per_hour, power, MIG slices).
+  void set_absent(NodeId node, bool absent);
+  // The node as it would be present and empty (its GPUs in the spec's layouts): the template
+  // node cluster-autoscaler simulates pending pods on. Same id as the node.
+  NodeInfo template_node(NodeId node) const;
 
   // Verifies capacity (requests <= allocatable, units' use and GPU occupancy consistent with the
   // pods, MIG instances within slots and not overlapping, replicas not exceeded) and that the
@@ -182,6 +193,11 @@ class Cluster {
 
  private:
   void rebuild_units(NodeInfo& n, std::uint16_t gpu);
+  // Adds (+1) or removes (-1) a node's static share of the totals (GPUs, memory, price, idle
+  // power, MIG slices): once at construction for present nodes, then on set_absent.
+  void account_node(const NodeInfo& n, int sign);
+  // Gives an empty node its GPUs (the spec's layouts), units and allocatable, or (absent) none.
+  void populate(NodeInfo& n) const;
   void recompute_allocatable(NodeInfo& n);
   void refresh_gpu(NodeInfo& n, std::uint16_t gpu);
   void refresh_quick(const NodeInfo& n);

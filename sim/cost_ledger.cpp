@@ -78,6 +78,7 @@ CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const Devic
   const auto& nodes = cluster.nodes();
   nodes_.resize(nodes.size());
   node_pool_.resize(nodes.size());
+  billed_.resize(nodes.size());
   std::map<std::string, std::uint32_t> pool_ids;
   for (const NodeInfo& n : nodes) {
     auto [it, added] =
@@ -87,7 +88,10 @@ CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const Devic
       pool_rates_.emplace_back();
     }
     node_pool_[n.id] = it->second;
+    if (n.absent) continue;  // an autoscaled pool's node, not yet requested
+    billed_[n.id] = 1;
     PoolRates& p = pool_rates_[it->second];
+    ++p.nodes;
     p.gpus_total += n.spec->gpu_count;
     p.hardware_rate += n.spec->price_per_hour;
     if (n.spec->gpu_model != kNoGpuModel) {
@@ -112,6 +116,7 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   const World& w = cluster_->world();
   const NodeSpec& spec = *n.spec;
   Contribution c;
+  if (billed_[n.id] == 0) return c;  // not requested: it costs nothing
   c.pods = static_cast<std::int64_t>(n.pods.size());
   // $ per hour of one kW of GPU power: facility energy at the energy price.
   const double per_kw = energy_.price_per_kwh * energy_.pue;
@@ -337,6 +342,47 @@ void CostLedger::node_changed(NodeId node) {
   apply(n, nodes_[node], +1);
 }
 
+void CostLedger::set_billed(NodeId node, bool billed) {
+  const NodeInfo& n = cluster_->node(node);
+  CAPSIM_CHECK((billed_[node] != 0) != billed,
+               fmt::format("node {}: a billing change that changes nothing", n.spec->name));
+  const World& w = cluster_->world();
+  PoolRates& p = pool_rates_[node_pool_[node]];
+  p.node_seconds += p.nodes * to_seconds(last_ - p.since);
+  p.since = last_;
+  const double sign = billed ? 1.0 : -1.0;
+  p.nodes += billed ? 1 : -1;
+  p.gpus_total += sign * n.spec->gpu_count;
+  p.hardware_rate += sign * n.spec->price_per_hour;
+  if (n.spec->gpu_model != kNoGpuModel) {
+    p.memory_total_mib += sign * static_cast<double>(w.gpu_models[n.spec->gpu_model].memory_bytes) /
+                          kMiB * n.spec->gpu_count;
+  }
+  hardware_rate_ += sign * n.spec->price_per_hour;
+  if (!billed) {
+    apply(n, nodes_[node], -1);
+    Contribution none;
+    if (recorder_ != nullptr) roll(node, nodes_[node], none);
+    nodes_[node] = std::move(none);
+  }
+  billed_[node] = billed ? 1 : 0;
+  if (billed) node_changed(node);
+}
+
+std::vector<double> CostLedger::pool_node_hours() const {
+  std::vector<double> out;
+  for (const PoolRates& p : pool_rates_)
+    out.push_back((p.node_seconds + p.nodes * to_seconds(last_ - p.since)) / 3600.0);
+  return out;
+}
+
+std::vector<std::int32_t> CostLedger::pool_nodes() const {
+  std::vector<std::int32_t> out;
+  for (const PoolRates& p : pool_rates_)
+    out.push_back(p.nodes);
+  return out;
+}
+
 void CostLedger::advance(SimTime now) {
   if (now <= last_) return;
   const double hours = to_hours(now - last_);
@@ -397,9 +443,14 @@ std::vector<PoolSampleRecord> CostLedger::pool_samples(
 }
 
 void CostLedger::check_rates() const {
-  double energy = 0, stranded = 0;
+  double energy = 0, stranded = 0, hardware = 0;
   std::vector<double> queue_cost(queue_cost_rate_.size(), 0.0);
+  std::vector<std::int32_t> pool_nodes(pool_rates_.size(), 0);
   for (const NodeInfo& n : cluster_->nodes()) {
+    if (billed_[n.id] != 0) {
+      hardware += n.spec->price_per_hour;
+      ++pool_nodes[node_pool_[n.id]];
+    }
     const Contribution c = compute(n);
     energy += c.energy_rate;
     stranded += c.stranded_rate;
@@ -412,6 +463,14 @@ void CostLedger::check_rates() const {
   CAPSIM_CHECK(
       close(energy, energy_rate_),
       fmt::format("the energy cost rate {} drifted from the recount {}", energy_rate_, energy));
+  CAPSIM_CHECK(close(hardware, hardware_rate_),
+               fmt::format("the hardware cost rate {} drifted from the billed nodes' {}",
+                           hardware_rate_, hardware));
+  for (std::size_t p = 0; p < pool_rates_.size(); ++p) {
+    CAPSIM_CHECK(pool_nodes[p] == pool_rates_[p].nodes,
+                 fmt::format("pool '{}' counts {} billed nodes, {} are", pool_names_[p],
+                             pool_rates_[p].nodes, pool_nodes[p]));
+  }
   CAPSIM_CHECK(close(stranded, stranded_rate_),
                fmt::format("the stranded cost rate {} drifted from the recount {}", stranded_rate_,
                            stranded));

@@ -83,6 +83,16 @@ class CostLedger {
   // Recomputes `node`'s contribution after a pod was bound to or released from it. With a
   // recorder, the stretches whose rate changed close at the last advance() time.
   void node_changed(NodeId node);
+  // An autoscaled node is billed from its request to its removal (cloud instances bill from
+  // launch), whether or not it is Ready: its price counts in hardware and pool rates, and its
+  // node-hours accrue. Nodes not absent at the start are billed from the start. Call advance()
+  // first.
+  void set_billed(NodeId node, bool billed);
+  bool billed(NodeId node) const { return billed_[node] != 0; }
+  // Node-hours of each pool (pools() order) up to the last advance(): billed nodes x time.
+  std::vector<double> pool_node_hours() const;
+  // Billed nodes of each pool now.
+  std::vector<std::int32_t> pool_nodes() const;
   // Closes every open stretch at the last advance() time and records it (the end of the run).
   // Call once, after the last advance() and before the recorder's end_run.
   void finish();
@@ -139,6 +149,9 @@ class CostLedger {
     double power_w = 0, hardware_rate = 0, energy_rate = 0;
     double shared_total = 0, shared_used = 0;
     std::int64_t pods = 0;
+    std::int32_t nodes = 0;   // billed nodes
+    double node_seconds = 0;  // integral of `nodes` up to `since`
+    SimTime since = 0;
   };
 
   Contribution compute(const NodeInfo& node) const;
@@ -160,6 +173,7 @@ class CostLedger {
 
   std::vector<Contribution> nodes_;
   std::vector<std::uint32_t> node_pool_;
+  std::vector<std::uint8_t> billed_;  // per node
   std::vector<std::string> pool_names_;
   std::vector<PoolRates> pool_rates_;
   // Queue indices: 0 is "no queue"; named queues are interned as pods are first charged.

@@ -64,6 +64,12 @@ constexpr MetricDef kMetrics[] = {
     {"maintenance_evictions_refused", "pods", "Evictions a PodDisruptionBudget refused, one per pod and drain however often it was retried; maintenance runs only.", kNeutral, {}, 0},
     {"maintenance_drain_seconds_mean", "s", "Maintained nodes: mean time from cordon to drained; maintenance runs only.", kLower, {}, 0},
     {"gpu_hours_lost_to_maintenance", "GPU-hours", "GPU time of runs stopped by drain evictions since their last checkpoint (also counted in gpu_hours_lost_to_preemption); maintenance runs only.", kLower, {}, 0},
+    // Autoscaled node groups (docs/autoscaling.md); runs with an autoscaler section or an autoscaled pool only.
+    {"nodes_added", "nodes", "Nodes a scale-up requested (billed from the request, Ready after the pool's provisioning_delay); autoscaling runs only.", kNeutral, {}, 0},
+    {"nodes_removed", "nodes", "Nodes a scale-down removed (unneeded for the pool's scale_down_unneeded_time); autoscaling runs only.", kNeutral, {}, 0},
+    {"node_hours", "node-hours", "Integral of the nodes that exist (fixed ones, and autoscaled ones from their request to their removal); autoscaling runs only.", kNeutral, {}, 0},
+    {"pool.{}.node_hours", "node-hours", "The same for the pool's nodes; autoscaling runs only.", kNeutral, {}, 0},
+    {"pending_seconds_due_to_provisioning", "pod-seconds", "Time pods spent pending for a node that was being provisioned for them (from the request, or their arrival if later, to the node's Ready or the end of the run); autoscaling runs only.", kNeutral, {}, 0},
     {"oom_kills", "kills", "OOM kills, counting every restart.", kNeutral, {}, 0},
     {"preemptions", "pods", "Pods recreated after preemption (or a maintenance drain's eviction).", kLower, {}, 0},
     // Money and energy (docs/metrics.md, "Cost attribution").

@@ -8,6 +8,7 @@
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
 #include "sim/random.hpp"
+#include "sim/run/autoscaler.hpp"
 #include "sim/run/checkpoint.hpp"
 #include "sim/run/kubelet_admission.hpp"
 
@@ -42,9 +43,13 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       maintenance_on_(config_.maintenance.enabled()),
       maintenance_(config_.maintenance),
       budgets_(world),
-      topology_(world) {
+      topology_(world),
+      autoscaling_on_(world.autoscaler.enabled) {
   if (observers_.cycles != nullptr) scheduler_.set_observer(observers_.cycles, &engine_);
+  if (autoscaling_on_) autoscaler_ = std::make_unique<Autoscaler>(cluster_, framework, config.seed);
 }
+
+Simulation::~Simulation() = default;
 
 void Simulation::record(std::string_view kind, PodId pod, NodeId node, std::string detail) {
   recorder_->record_event(EventRecord{engine_.now(), kind, pod, node, std::move(detail)});
@@ -256,6 +261,7 @@ void Simulation::begin(RunInfo& info) {
     ++maintenance_events_;
     engine_.schedule(config_.maintenance.windows[w].start, kMaintenanceOpen, 0, w);
   }
+  if (autoscaling_on_) start_autoscaler();
 }
 
 void Simulation::run_before(SimTime t, RunInfo& info) {
@@ -308,6 +314,7 @@ RunResult Simulation::run(RunInfo& info) {
   models_.admission->add_summary(out.summary, end);
   if (failures_on_ || checkpoints_on_ || maintenance_on_) add_failure_summary(out.summary, end);
   if (maintenance_on_) add_maintenance_summary(out.summary, end);
+  if (autoscaling_on_) add_autoscaling_summary(out.summary, end);
   topology_.add_summary(out.summary);
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
@@ -362,6 +369,7 @@ const Simulation::Handler Simulation::kHandlers[kKinds] = {
     &Simulation::on_failure,         &Simulation::on_traced_failure,
     &Simulation::on_repair,          &Simulation::on_maintenance_open,
     &Simulation::on_drain_poll,      &Simulation::on_maintenance_done,
+    &Simulation::on_autoscaler_scan, &Simulation::on_node_provisioned,
 };
 
 void Simulation::on_backoff_wake(const Event& e) {

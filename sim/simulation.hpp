@@ -87,11 +87,14 @@ struct RunResult {
   std::uint64_t cycles = 0;
 };
 
+class Autoscaler;
+
 class Simulation final : public EventHandler, private AdmissionHost {
  public:
   Simulation(World& world, const fw::Framework& framework, fw::ReasonTable& reasons,
              Recorder& recorder, const RunConfig& config, const RunModels& models,
              RunObservers observers = {});
+  ~Simulation() override;
 
   // Runs to completion (or the horizon). `info` is passed to the recorder; its status and
   // times are filled in.
@@ -136,6 +139,8 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kMaintenanceOpen,  // a maintenance window opens; data: its index
     kDrainPoll,        // a drain tries its evictions again; subject: node; data: window
     kMaintenanceDone,  // a drained node's maintenance work ends; subject: node; data: window
+    kAutoscalerScan,   // the autoscaler's periodic loop: scale up, scale down (no subject)
+    kNodeProvisioned,  // a node the autoscaler requested becomes Ready; subject: node
     kKinds,
   };
   using Handler = void (Simulation::*)(const Event&);
@@ -161,6 +166,14 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void on_maintenance_open(const Event& e);
   void on_drain_poll(const Event& e);
   void on_maintenance_done(const Event& e);
+  void on_autoscaler_scan(const Event& e);
+  void on_node_provisioned(const Event& e);
+  // Autoscaling (sim/run/autoscaler.hpp, sim/simulation_autoscaling.cpp).
+  void start_autoscaler();
+  void scale_up(SimTime now);
+  void scale_down(SimTime now);
+  void add_autoscaling_summary(Summary& summary, SimTime end);
+  void check_autoscaling(SimTime now) const;
   // Maintenance (sim/run/maintenance.hpp, sim/simulation_maintenance.cpp): a window takes its
   // next nodes; a node is cordoned and drained, worked on, and returned.
   void take_maintenance_nodes(std::size_t window);
@@ -286,6 +299,11 @@ class Simulation final : public EventHandler, private AdmissionHost {
   // Only failures, repairs and maintenance events are left (none of them is work).
   bool only_background_events() const;
   TopologyMeter topology_;  // sim/topology.hpp: inert without a cluster topology
+
+  // Autoscaled node groups: off (World::autoscaler not enabled) costs one flag test where they
+  // would act, and no Autoscaler is made.
+  bool autoscaling_on_ = false;
+  std::unique_ptr<Autoscaler> autoscaler_;
 };
 
 class Interrupted : public std::runtime_error {

@@ -69,6 +69,7 @@ void Simulation::apply_failure(const FailureProcess::Failure& f) {
   // A GPU that DRA publishes would stay in its ResourceSlice: its failure takes the node.
   const bool whole_node = f.gpu < 0 || n.spec->devices.dra.enabled;
   if (health_.node_down(f.node)) return;  // a down node does not fail again
+  if (n.absent) return;                   // an autoscaled pool's node that does not exist
   const auto gpu = static_cast<std::uint16_t>(f.gpu < 0 ? 0 : f.gpu);
   if (!whole_node && (n.gpus.at(gpu).failed || n.gpus.at(gpu).reconfiguring)) return;
   const std::string_view cause = cause_name(f.cause);

@@ -17,6 +17,7 @@
 #include "sim/pod.hpp"
 #include "sim/queueing/queue_config.hpp"
 #include "sim/resources.hpp"
+#include "sim/time.hpp"
 
 namespace capsim {
 
@@ -87,6 +88,33 @@ struct WorkloadGroupSpec {
   std::string source;
 };
 
+// A pool as a cluster-autoscaler node group (docs/autoscaling.md): `max` nodes exist in the
+// model from the start; those beyond the group's current size are absent (Cluster: no capacity,
+// not counted, not priced) until a scale-up provisions them.
+struct PoolAutoscaling {
+  std::string pool;
+  std::int32_t min = 0;
+  std::int32_t max = 0;
+  std::int32_t initial = 0;  // the scenario's `count`, clamped to [min, max]
+  SimDuration provisioning_delay = 5 * kMinute;
+  SimDuration unneeded_time = 10 * kMinute;  // --scale-down-unneeded-time's default
+  std::int32_t priority = 0;                 // for the priority expander; higher wins
+  std::vector<NodeId> nodes;                 // the group's `max` nodes, in name order
+  std::string source;                        // "file:line" of the pool
+};
+
+// How the autoscaler chooses among node groups that would help (cluster-autoscaler's --expander).
+enum class Expander : std::uint8_t { kLeastWaste, kRandom, kPriority };
+
+// The scenario's `autoscaler:` section and its autoscaled pools; `enabled` when either is given.
+struct AutoscalerConfig {
+  bool enabled = false;
+  Expander expander = Expander::kLeastWaste;
+  SimDuration scan_interval = 10 * kSecond;  // --scan-interval's default
+  std::int32_t max_nodes_total = 0;          // 0: no limit (--max-nodes-total)
+  std::vector<PoolAutoscaling> pools;
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -108,7 +136,8 @@ struct World {
   std::vector<WorkloadGroupSpec> workload_groups;
   queueing::QueueConfig queues;  // Kueue objects; inactive when it has no ClusterQueue
   std::vector<DisruptionBudgetSpec> disruption_budgets;  // policy/v1 PodDisruptionBudgets
-  ClusterTopology topology;  // levels above the node (sim/topology.hpp); empty: off
+  ClusterTopology topology;     // levels above the node (sim/topology.hpp); empty: off
+  AutoscalerConfig autoscaler;  // autoscaled node groups (sim/run/autoscaler.hpp); off by default
   // v1 Namespace objects' labels, by namespace name. Every namespace also carries
   // kubernetes.io/metadata.name=<name> (the API server sets it); a namespace no Namespace object
   // describes carries only that label. namespaceSelectors (pod affinity terms, Kueue

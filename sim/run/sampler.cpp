@@ -24,7 +24,8 @@ void Sampler::refresh() {
   const auto& nodes = cluster_->nodes();
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (node_frag_gen_[n] == nodes[n].generation) continue;
-    const double f = meter_->node_fragment_milli(nodes[n]);
+    // An absent node (an autoscaled pool's, not provisioned) has no capacity to fragment.
+    const double f = nodes[n].absent ? 0.0 : meter_->node_fragment_milli(nodes[n]);
     frag_total_ += f - node_frag_[n];
     node_frag_[n] = f;
     node_frag_gen_[n] = nodes[n].generation;

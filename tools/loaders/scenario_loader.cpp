@@ -322,6 +322,68 @@ void label_pool_node(NodeSpec& n, std::int64_t i, const PoolTopology& t,
   }
 }
 
+// A pool's `autoscaling:` (docs/autoscaling.md): min, max, provisioning_delay,
+// scale_down_unneeded_time, priority. `count` is the initial size, clamped to [min, max]
+// (default: min).
+PoolAutoscaling read_pool_autoscaling(const YamlNode& node, const std::string& pool,
+                                      const std::optional<YamlNode>& count_node, Ctx& c) {
+  MapReader m = node.map();
+  PoolAutoscaling a;
+  a.pool = pool;
+  a.source = node.where().to_string();
+  a.min = static_cast<std::int32_t>(m.req("min").integer(0, 100000));
+  const YamlNode max_node = m.req("max");
+  a.max = static_cast<std::int32_t>(max_node.integer(1, 100000));
+  if (a.max < a.min) max_node.fail(fmt::format("max {} is below min {}", a.max, a.min));
+  if (auto d = m.opt("provisioning_delay")) {
+    a.provisioning_delay = d->duration();
+    if (a.provisioning_delay < 0) d->fail("provisioning_delay must not be negative");
+  }
+  if (auto d = m.opt("scale_down_unneeded_time")) {
+    a.unneeded_time = d->duration();
+    if (a.unneeded_time < 0) d->fail("scale_down_unneeded_time must not be negative");
+  }
+  a.priority = static_cast<std::int32_t>(m.int_or("priority", 0, -1000000, 1000000));
+  m.finish();
+  a.initial = a.min;
+  if (count_node) {
+    const std::int64_t count = count_node->integer(0, 100000);
+    a.initial = static_cast<std::int32_t>(std::clamp<std::int64_t>(count, a.min, a.max));
+    if (a.initial != count) {
+      c.s->warnings.push_back(
+          fmt::format("{}: pool {}: count {} is outside autoscaling's [{}, {}]; "
+                      "the pool starts with {} nodes",
+                      count_node->where().to_string(), pool, count, a.min, a.max, a.initial));
+    }
+  }
+  return a;
+}
+
+// The top-level `autoscaler:` section: expander, scan_interval, max_nodes_total.
+void load_autoscaler(const YamlNode& node, Ctx& c) {
+  MapReader m = node.map();
+  AutoscalerConfig& cfg = c.b->world().autoscaler;
+  cfg.enabled = true;
+  if (auto e = m.opt("expander")) {
+    const std::string v = e->str();
+    if (v == "least-waste") {
+      cfg.expander = Expander::kLeastWaste;
+    } else if (v == "random") {
+      cfg.expander = Expander::kRandom;
+    } else if (v == "priority") {
+      cfg.expander = Expander::kPriority;
+    } else {
+      e->fail(fmt::format("unknown expander '{}' (supported: least-waste, random, priority)", v));
+    }
+  }
+  if (auto d = m.opt("scan_interval")) {
+    cfg.scan_interval = d->duration();
+    if (cfg.scan_interval <= 0) d->fail("scan_interval must be positive");
+  }
+  cfg.max_nodes_total = static_cast<std::int32_t>(m.int_or("max_nodes_total", 0, 0, 10000000));
+  m.finish();
+}
+
 void load_cluster(const YamlNode& cluster, Ctx& c) {
   MapReader m = cluster.map();
   ClusterTopology& topology = c.b->world().topology;
@@ -352,8 +414,16 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
                           t->where().to_string(), model->name, model->node_gpus, gpus));
         }
       }
+      std::optional<PoolAutoscaling> as;
+      if (auto a = pm.opt("autoscaling")) as = read_pool_autoscaling(*a, pool, count_node, c);
       std::int64_t count = 0;
-      if (count_node) {
+      if (as) {
+        count = as->max;  // every node the group may have; those beyond `initial` start absent
+        if (pt && count != pt->racks * pt->nodes_per_rack) {
+          p.fail(fmt::format("autoscaling.max {} is not racks x nodes_per_rack = {} x {}", count,
+                             pt->racks, pt->nodes_per_rack));
+        }
+      } else if (count_node) {
         count = count_node->integer(0, 100000);
         if (pt && count != pt->racks * pt->nodes_per_rack) {
           count_node->fail(fmt::format("count {} is not racks x nodes_per_rack = {} x {}", count,
@@ -369,7 +439,13 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
         NodeSpec n = proto;
         n.name = fmt::format("{}-{}", pool, i);
         if (pt) label_pool_node(n, i, *pt, topology, *c.b);
-        c.b->add_node(std::move(n), model, gpus, price, p.where());
+        const NodeId id = c.b->add_node(std::move(n), model, gpus, price, p.where());
+        if (as) as->nodes.push_back(id);
+      }
+      if (as) {
+        AutoscalerConfig& cfg = c.b->world().autoscaler;
+        cfg.enabled = true;
+        cfg.pools.push_back(std::move(*as));
       }
     }
   }
@@ -834,6 +910,7 @@ void read_device_configs(Load& l, MapReader& m) {
 void read_cluster(Load& l, MapReader& m) {
   if (auto pcs = m.opt("priority_classes")) load_priority_classes(*pcs, l.c);
   if (auto cl = m.opt("cluster")) load_cluster(*cl, l.c);
+  if (auto as = m.opt("autoscaler")) load_autoscaler(*as, l.c);
 }
 
 // 6. The durations rules, then Kubernetes manifest files, dispatched on the registry's kinds
