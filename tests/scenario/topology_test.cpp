@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fixtures/memory_recorder.hpp"
 #include "tools/capsim/runner.hpp"
@@ -19,10 +20,13 @@ using capsim::testing::MemoryRecorder;
 
 namespace {
 
-// The run of a variant; its World, if `world` is given (pod names and jobs).
-MemoryRecorder run(const std::string& variant, std::unique_ptr<World>* world = nullptr) {
+// The run of a variant (with --set `overrides`); its World, if `world` is given.
+MemoryRecorder run(const std::string& variant, std::unique_ptr<World>* world = nullptr,
+                   const std::vector<std::string>& overrides = {}) {
+  LoadOptions opt;
+  opt.overrides = overrides;
   Scenario s = load_scenario(
-      std::string(CAPSIM_SOURCE_DIR) + "/scenarios/topology/nvl72-" + variant + ".yaml", {});
+      std::string(CAPSIM_SOURCE_DIR) + "/scenarios/topology/nvl72-" + variant + ".yaml", opt);
   MemoryRecorder rec;
   RunRequest req;
   req.paranoid = true;
@@ -98,5 +102,14 @@ TEST_SUITE("scenario") {
     }
     CHECK(packed.metric("wait_seconds_p95") < spread.metric("wait_seconds_p95"));
     CHECK(packed.metric("gpu_allocation_ratio_mean") > spread.metric("gpu_allocation_ratio_mean"));
+  }
+
+  TEST_CASE("topology: on NVL36 racks a 72-GPU ComputeDomain job never starts (racks-sweep.yaml)") {
+    // Two 36-GPU NVLink domains per rack: the 16 jobs of 18 x 4 GPUs need one 72-GPU domain.
+    const MemoryRecorder nvl36 = run("compute-domains-packed", nullptr,
+                                     {"cluster.pools.nvl72.topology.nvlink_domain_nodes=9"});
+    CHECK(nvl36.metric("pods_pending_at_end") == 16 * 18);
+    CHECK(nvl36.metric("pods_completed") == 528 - 16 * 18);
+    CHECK(nvl36.metric("jobs_spanning_domains") == 0);
   }
 }

@@ -81,6 +81,23 @@ TEST_CASE("A pool of NVL72 racks gets 18 nodes a rack, one NVLink clique each, r
   CHECK(t.factor(t.span({0, 18})) == 0.8);
 }
 
+TEST_CASE("NVL36 racks of GB200: nvlink_domain_nodes sets the NVLink domain's size") {
+  std::string text = kNvl72;
+  text.replace(text.find("topology: {racks: 4, blocks: 2}"), 31,
+               "topology: {racks: 4, blocks: 2, nvlink_domain_nodes: 9}");
+  const Scenario s = load(text);
+  const World& w = *s.world;
+  REQUIRE(w.nodes.size() == 36);  // 4 racks x 9 nodes: a rack is one NVL36 domain
+  CHECK(label(w, w.nodes[8], "nvidia.com/gpu.clique") == "nvl-rack-0.0");
+  CHECK(label(w, w.nodes[9], "nvidia.com/gpu.clique") == "nvl-rack-1.0");
+  // Two NVL36 domains in one 18-node rack.
+  text.replace(text.find("nvlink_domain_nodes: 9"), 22,
+               "nvlink_domain_nodes: 9, nodes_per_rack: 18");
+  const Scenario s2 = load(text);
+  CHECK(label(*s2.world, s2.world->nodes[9], "nvidia.com/gpu.clique") == "nvl-rack-0.1");
+  CHECK(label(*s2.world, s2.world->nodes[18], "nvidia.com/gpu.clique") == "nvl-rack-1.0");
+}
+
 TEST_CASE("A scenario without topology adds no topology labels and no levels") {
   std::string plain = kNvl72;
   plain.replace(plain.find("      topology: {racks: 4, blocks: 2}\n"),
@@ -107,6 +124,19 @@ TEST_CASE("Mistakes in the topology sections are reported at their line and fiel
       {"a rack of part of an NVLink domain", topo,
        "      topology: {racks: 4, nodes_per_rack: 9}\n", 8,
        "cluster.pools[0].topology.nodes_per_rack", "no whole number of GB200's NVLink domains"},
+      {"an NVLink domain larger than the model's", topo,
+       "      topology: {racks: 4, nvlink_domain_nodes: 36}\n", 8,
+       "cluster.pools[0].topology.nvlink_domain_nodes",
+       "36 is out of range: it must be between 1 and 18"},
+      {"a rack of part of a smaller NVLink domain", topo,
+       "      topology: {racks: 4, nvlink_domain_nodes: 9, nodes_per_rack: 12}\n", 8,
+       "cluster.pools[0].topology.nodes_per_rack", "no whole number of GB200's NVLink domains (9"},
+      {"an NVLink domain on a model whose domain is the node",
+       "GB200, count: 4}\n      cpu: 144\n      memory: 960Gi\n" + topo,
+       "H100-80GB, count: 8}\n      cpu: 144\n      memory: 960Gi\n"
+       "      topology: {racks: 4, nodes_per_rack: 2, nvlink_domain_nodes: 2}\n",
+       8, "cluster.pools[0].topology.nvlink_domain_nodes",
+       "H100-80GB has no NVLink domain across nodes"},
       {"a misspelt topology field", topo, "      topology: {racks: 4, block: 2}\n", 8,
        "cluster.pools[0].topology.block", "unknown field 'block'"},
       {"a slowdown for a level that does not exist", "cluster:\n",

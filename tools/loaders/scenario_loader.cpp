@@ -277,10 +277,20 @@ PoolTopology read_pool_topology(const YamlNode& n, const GpuModel* model) {
   MapReader m = n.map();
   PoolTopology t;
   t.racks = m.req("racks").integer(1, 100000);
+  // The NVLink domain's size in nodes: the model's (GB200 NVL72: 18), or a smaller rack-scale
+  // build of the same GPUs (NVL36: 9 nodes of 4 GPUs).
+  std::int64_t domain = model != nullptr ? model->nvlink_domain_nodes : 0;
+  if (auto v = m.opt("nvlink_domain_nodes")) {
+    if (model == nullptr || model->nvlink_domain_nodes <= 0) {
+      v->fail(fmt::format("{} has no NVLink domain across nodes (its NVLink domain is the node)",
+                          model != nullptr ? model->name : std::string("a pool without GPUs")));
+    }
+    domain = v->integer(1, model->nvlink_domain_nodes);
+  }
   if (auto v = m.opt("nodes_per_rack")) {
     t.nodes_per_rack = v->integer(1, 100000);
-  } else if (model != nullptr && model->nvlink_domain_nodes > 0) {
-    t.nodes_per_rack = model->nvlink_domain_nodes;  // an NVL72 rack is its NVLink domain
+  } else if (domain > 0) {
+    t.nodes_per_rack = domain;  // an NVL72 rack is its NVLink domain
   } else {
     m.req("nodes_per_rack");
   }
@@ -289,8 +299,8 @@ PoolTopology read_pool_topology(const YamlNode& n, const GpuModel* model) {
     m.req("blocks").fail(
         fmt::format("{} racks do not split evenly into {} blocks", t.racks, t.blocks));
   }
-  if (model != nullptr && model->nvlink_domain_nodes > 0) {
-    t.nvlink_nodes = model->nvlink_domain_nodes;
+  if (domain > 0) {
+    t.nvlink_nodes = domain;
     if (t.nodes_per_rack % t.nvlink_nodes != 0) {
       m.req("nodes_per_rack")
           .fail(fmt::format("a rack of {} nodes is no whole number of {}'s NVLink domains ({} "
