@@ -59,12 +59,21 @@ std::vector<plugins::ResourceWeight> resource_weights(PluginContext& ctx, const 
   return out;
 }
 
+// Reads a plugin's args (its pluginConfig entry; apiVersion and kind are accepted and ignored)
+// with `read`, which takes the fields it knows; any other field is an error.
+template <typename Read>
+void read_args(const YamlNode* args, Read&& read) {
+  if (args == nullptr) return;
+  MapReader m = args->map();
+  m.ignore("kind");
+  m.ignore("apiVersion");
+  read(m);
+  m.finish();
+}
+
 std::unique_ptr<fw::Plugin> make_fit(PluginContext& ctx, const YamlNode* args) {
   plugins::NodeResourcesFitArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     if (auto ign = m.opt("ignoredResources")) {
       for (const YamlNode& r : ign->seq()) {
         auto id = ctx.world.resources.find(r.str());
@@ -115,45 +124,33 @@ std::unique_ptr<fw::Plugin> make_fit(PluginContext& ctx, const YamlNode* args) {
         ss->fail("RequestedToCapacityRatio needs requestedToCapacityRatio.shape");
       }
     }
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::NodeResourcesFit>(ctx, std::move(a));
 }
 
 std::unique_ptr<fw::Plugin> make_balanced(PluginContext& ctx, const YamlNode* args) {
   std::vector<plugins::ResourceWeight> res = {{kCpu, 1}, {kMemory, 1}};
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     if (auto r = m.opt("resources")) res = resource_weights(ctx, *r);
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::BalancedAllocation>(std::move(res));
 }
 
 std::unique_ptr<fw::Plugin> make_preemption(PluginContext& ctx, const YamlNode* args) {
   plugins::DefaultPreemptionArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     a.min_candidate_nodes_percentage =
         static_cast<std::int32_t>(m.int_or("minCandidateNodesPercentage", 10, 0, 100));
     a.min_candidate_nodes_absolute =
         static_cast<std::int32_t>(m.int_or("minCandidateNodesAbsolute", 100, 0, 1000000));
     a.random_offset = m.bool_or("randomOffset", false);
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::DefaultPreemption>(ctx, a);
 }
 
 std::unique_ptr<fw::Plugin> make_open_gpu_share(PluginContext& ctx, const YamlNode* args) {
   plugins::GpuSelection sel = plugins::GpuSelection::kBest;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     if (auto v = m.opt("gpuSelection")) {
       const std::string t = v->str();
       if (t == "best") {
@@ -169,8 +166,7 @@ std::unique_ptr<fw::Plugin> make_open_gpu_share(PluginContext& ctx, const YamlNo
                             did_you_mean(t, {"best", "worst", "random", "fgd"})));
       }
     }
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::OpenGpuShare>(ctx, sel);
 }
 
@@ -178,10 +174,7 @@ std::unique_ptr<fw::Plugin> make_open_gpu_share(PluginContext& ctx, const YamlNo
 // defaultConstraints, which carry no selector: the owner's is used), as upstream validates them.
 std::unique_ptr<fw::Plugin> make_spread(PluginContext& ctx, const YamlNode* args) {
   plugins::PodTopologySpreadArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     std::optional<YamlNode> type_node = m.opt("defaultingType");
     if (type_node) {
       const std::string t = type_node->str();
@@ -222,32 +215,24 @@ std::unique_ptr<fw::Plugin> make_spread(PluginContext& ctx, const YamlNode* args
         dc->fail("when defaultingType is System, defaultConstraints must be empty");
       }
     }
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::PodTopologySpread>(ctx, std::move(a));
 }
 
 std::unique_ptr<fw::Plugin> make_inter_pod_affinity(PluginContext& ctx, const YamlNode* args) {
   plugins::InterPodAffinityArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     a.hard_pod_affinity_weight =
         static_cast<std::int32_t>(m.int_or("hardPodAffinityWeight", 1, 0, 100));
     a.ignore_preferred_terms_of_existing_pods =
         m.bool_or("ignorePreferredTermsOfExistingPods", false);
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::InterPodAffinity>(ctx, a);
 }
 
 std::unique_ptr<fw::Plugin> make_compute_domains(PluginContext& ctx, const YamlNode* args) {
   plugins::ComputeDomainsArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     if (auto span = m.opt("span")) {
       const std::string v = span->str();
       if (v == "Any") {
@@ -257,32 +242,22 @@ std::unique_ptr<fw::Plugin> make_compute_domains(PluginContext& ctx, const YamlN
                                did_you_mean(v, {"OneDomain", "Any"})));
       }
     }
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::ComputeDomains>(ctx, a);
 }
 
 std::unique_ptr<fw::Plugin> make_topology_packing(PluginContext& ctx, const YamlNode* args) {
   plugins::TopologyPackingArgs a;
-  if (args) {
-    MapReader m = args->map();
-    m.ignore("kind");
-    m.ignore("apiVersion");
+  read_args(args, [&](MapReader& m) {
     if (auto f = m.opt("fading")) a.fading = f->number(0, 10);
-    m.finish();
-  }
+  });
   return std::make_unique<plugins::TopologyPacking>(ctx, a);
 }
 
 template <typename T>
 PluginFactory no_args() {
   return [](PluginContext& ctx, const YamlNode* args) -> std::unique_ptr<fw::Plugin> {
-    if (args) {
-      MapReader m = args->map();
-      m.ignore("kind");
-      m.ignore("apiVersion");
-      m.finish();
-    }
+    read_args(args, [](MapReader&) {});
     if constexpr (std::is_constructible_v<T, PluginContext&>) {
       return std::make_unique<T>(ctx);
     } else {
