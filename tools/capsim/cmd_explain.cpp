@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -54,34 +55,44 @@ std::vector<Attempt> read_attempts(const RunReader& reader, std::int64_t run,
   SqliteDb& db = reader.db();
   std::vector<Attempt> out;
   std::map<std::int64_t, std::size_t> index;
-  {
-    Statement st = db.prepare(
-        "SELECT attempt, time_s, namespace, profile, tie_break, result, node, message, "
-        "evaluated_nodes, feasible_nodes, selected_node, error, post_filter FROM explain_attempt "
-        "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid");
+  // Each row of `sql` (the run bound as ?1, the pod as ?2).
+  auto rows = [&](const char* sql, const std::function<void(Statement&)>& row) {
+    Statement st = db.prepare(sql);
     st.bind_int64(1, run);
     st.bind_text(2, pod);
-    while (st.step()) {
-      Attempt& a = out.emplace_back();
-      a.attempt = st.column_int64(0);
-      a.time_s = st.column_double(1);
-      a.e.pod = st.column_text(2) + "/" + pod;
-      a.e.profile = st.column_text(3);
-      a.e.random_tie_break = st.column_text(4) == "random";
-      a.result = st.column_text(5);
-      a.node = st.column_text(6);
-      a.message = st.column_text(7);
-      a.evaluated_nodes = st.column_int64(8);
-      a.feasible_nodes = st.column_int64(9);
-      a.e.phase = st.column_text(10);  // the selected node's name, resolved below
-      a.e.ev.error = st.column_text(11);
-      a.post_filter = st.column_int64(12) != 0;
-      index[a.attempt] = out.size() - 1;
-    }
-  }
+    while (st.step())
+      row(st);
+  };
+  rows(
+      "SELECT attempt, time_s, namespace, profile, tie_break, result, node, message, "
+      "evaluated_nodes, feasible_nodes, selected_node, error, post_filter FROM explain_attempt "
+      "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid",
+      [&](Statement& st) {
+        Attempt& a = out.emplace_back();
+        a.attempt = st.column_int64(0);
+        a.time_s = st.column_double(1);
+        a.e.pod = st.column_text(2) + "/" + pod;
+        a.e.profile = st.column_text(3);
+        a.e.random_tie_break = st.column_text(4) == "random";
+        a.result = st.column_text(5);
+        a.node = st.column_text(6);
+        a.message = st.column_text(7);
+        a.evaluated_nodes = st.column_int64(8);
+        a.feasible_nodes = st.column_int64(9);
+        a.e.phase = st.column_text(10);  // the selected node's name, resolved below
+        a.e.ev.error = st.column_text(11);
+        a.post_filter = st.column_int64(12) != 0;
+        index[a.attempt] = out.size() - 1;
+      });
   auto attempt_of = [&](std::int64_t n) -> Attempt* {
     auto it = index.find(n);
     return it == index.end() ? nullptr : &out[it->second];
+  };
+  // Each row of `sql` whose first column is a recorded attempt, with that attempt.
+  auto for_attempts = [&](const char* sql, const std::function<void(Statement&, Attempt&)>& row) {
+    rows(sql, [&](Statement& st) {
+      if (Attempt* a = attempt_of(st.column_int64(0))) row(st, *a);
+    });
   };
   auto plugin_id = [](Evaluated& e, const std::string& name) {
     for (std::size_t i = 0; i < e.plugin_names.size(); ++i) {
@@ -93,103 +104,80 @@ std::vector<Attempt> read_attempts(const RunReader& reader, std::int64_t run,
   // By (attempt, node name): the node's index, and the plugin a cycle reports rejecting it.
   std::map<std::pair<std::int64_t, std::string>, NodeId> node_ids;
   std::map<std::pair<std::int64_t, std::string>, std::string> rejected_by;
-  {
-    Statement st = db.prepare(
-        "SELECT attempt, node, feasible, rejected_by, scored, total FROM explain_node "
-        "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid");
-    st.bind_int64(1, run);
-    st.bind_text(2, pod);
-    while (st.step()) {
-      Attempt* a = attempt_of(st.column_int64(0));
-      if (a == nullptr) continue;
-      const auto id = static_cast<NodeId>(a->e.ev.nodes.size());
-      fw::NodeEvaluation& ne = a->e.ev.nodes.emplace_back();
-      ne.node = id;
-      ne.feasible = st.column_int64(2) != 0;
-      ne.total = st.column_int64(5);
-      a->e.node_names.push_back(st.column_text(1));
-      node_ids[{a->attempt, a->e.node_names.back()}] = id;
-      rejected_by[{a->attempt, a->e.node_names.back()}] = st.column_text(3);
-    }
-  }
-  {
-    Statement st = db.prepare(
-        "SELECT attempt, point, node, plugin, code, reason FROM explain_filter WHERE run_id = ?1 "
-        "AND pod = ?2 ORDER BY rowid");
-    st.bind_int64(1, run);
-    st.bind_text(2, pod);
-    while (st.step()) {
-      Attempt* a = attempt_of(st.column_int64(0));
-      if (a == nullptr) continue;
-      const std::string point = st.column_text(1);
-      fw::PluginVerdict v;
-      v.plugin = plugin_id(a->e, st.column_text(3));
-      v.code = code_from_name(st.column_text(4));
-      v.reason = st.column_text(5);
-      if (point == "prefilter") {
-        if (v.code == fw::Code::kUnschedulable || v.code == fw::Code::kUnschedulableAndUnresolvable)
-          a->e.ev.pre_filter_rejected = true;
-        a->e.ev.pre_filter.push_back(std::move(v));
-      } else if (point == "prescore") {
-        a->e.ev.pre_score.push_back(std::move(v));
-      } else {
-        const std::pair<std::int64_t, std::string> key{a->attempt, st.column_text(2)};
-        auto it = node_ids.find(key);
-        if (it == node_ids.end()) continue;
-        fw::NodeEvaluation& ne = a->e.ev.nodes[it->second];
-        const bool rejects = v.code != fw::Code::kSuccess && v.code != fw::Code::kSkip;
-        if (ne.first_rejection < 0 && rejects && a->e.plugin_names[v.plugin] == rejected_by[key])
-          ne.first_rejection = static_cast<std::int32_t>(ne.filter.size());
-        ne.filter.push_back(std::move(v));
-      }
-    }
-  }
-  {
-    Statement st = db.prepare(
-        "SELECT attempt, node, plugin, raw, normalized, weight, skipped FROM explain_score "
-        "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid");
-    st.bind_int64(1, run);
-    st.bind_text(2, pod);
-    while (st.step()) {
-      Attempt* a = attempt_of(st.column_int64(0));
-      if (a == nullptr) continue;
-      auto it = node_ids.find({a->attempt, st.column_text(1)});
-      if (it == node_ids.end()) continue;
-      fw::ScoreVerdict v;
-      v.plugin = plugin_id(a->e, st.column_text(2));
-      v.raw = st.column_int64(3);
-      v.normalized = st.column_int64(4);
-      v.weight = st.column_int64(5);
-      v.skipped = st.column_int64(6) != 0;
-      a->e.ev.nodes[it->second].score.push_back(v);
-    }
-  }
-  {
-    Statement st = db.prepare(
-        "SELECT attempt, node, chosen, victims, pdb_violations, highest_priority, priority_sum, "
-        "earliest_start_s, lost_on FROM explain_candidate WHERE run_id = ?1 AND pod = ?2 "
-        "ORDER BY rowid");
-    st.bind_int64(1, run);
-    st.bind_text(2, pod);
-    while (st.step()) {
-      Attempt* a = attempt_of(st.column_int64(0));
-      if (a == nullptr) continue;
-      Candidate& c = a->candidates.emplace_back();
-      c.node = st.column_text(1);
-      c.chosen = st.column_int64(2) != 0;
-      const std::string victims = st.column_text(3);
-      for (std::size_t start = 0; start < victims.size();) {
-        const std::size_t comma = std::min(victims.find(", ", start), victims.size());
-        c.victims.push_back(victims.substr(start, comma - start));
-        start = comma + 2;
-      }
-      c.pdb_violations = st.column_int64(4);
-      c.highest_priority = st.column_int64(5);
-      c.priority_sum = st.column_int64(6);
-      c.earliest_start_s = st.column_double(7);
-      c.lost_on = st.column_text(8);
-    }
-  }
+  for_attempts(
+      "SELECT attempt, node, feasible, rejected_by, scored, total FROM explain_node "
+      "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid",
+      [&](Statement& st, Attempt& a) {
+        const auto id = static_cast<NodeId>(a.e.ev.nodes.size());
+        fw::NodeEvaluation& ne = a.e.ev.nodes.emplace_back();
+        ne.node = id;
+        ne.feasible = st.column_int64(2) != 0;
+        ne.total = st.column_int64(5);
+        a.e.node_names.push_back(st.column_text(1));
+        node_ids[{a.attempt, a.e.node_names.back()}] = id;
+        rejected_by[{a.attempt, a.e.node_names.back()}] = st.column_text(3);
+      });
+  for_attempts(
+      "SELECT attempt, point, node, plugin, code, reason FROM explain_filter WHERE run_id = ?1 "
+      "AND pod = ?2 ORDER BY rowid",
+      [&](Statement& st, Attempt& a) {
+        const std::string point = st.column_text(1);
+        fw::PluginVerdict v;
+        v.plugin = plugin_id(a.e, st.column_text(3));
+        v.code = code_from_name(st.column_text(4));
+        v.reason = st.column_text(5);
+        if (point == "prefilter") {
+          if (v.code == fw::Code::kUnschedulable ||
+              v.code == fw::Code::kUnschedulableAndUnresolvable)
+            a.e.ev.pre_filter_rejected = true;
+          a.e.ev.pre_filter.push_back(std::move(v));
+        } else if (point == "prescore") {
+          a.e.ev.pre_score.push_back(std::move(v));
+        } else {
+          const std::pair<std::int64_t, std::string> key{a.attempt, st.column_text(2)};
+          auto it = node_ids.find(key);
+          if (it == node_ids.end()) return;
+          fw::NodeEvaluation& ne = a.e.ev.nodes[it->second];
+          const bool rejects = v.code != fw::Code::kSuccess && v.code != fw::Code::kSkip;
+          if (ne.first_rejection < 0 && rejects && a.e.plugin_names[v.plugin] == rejected_by[key])
+            ne.first_rejection = static_cast<std::int32_t>(ne.filter.size());
+          ne.filter.push_back(std::move(v));
+        }
+      });
+  for_attempts(
+      "SELECT attempt, node, plugin, raw, normalized, weight, skipped FROM explain_score "
+      "WHERE run_id = ?1 AND pod = ?2 ORDER BY rowid",
+      [&](Statement& st, Attempt& a) {
+        auto it = node_ids.find({a.attempt, st.column_text(1)});
+        if (it == node_ids.end()) return;
+        fw::ScoreVerdict v;
+        v.plugin = plugin_id(a.e, st.column_text(2));
+        v.raw = st.column_int64(3);
+        v.normalized = st.column_int64(4);
+        v.weight = st.column_int64(5);
+        v.skipped = st.column_int64(6) != 0;
+        a.e.ev.nodes[it->second].score.push_back(v);
+      });
+  for_attempts(
+      "SELECT attempt, node, chosen, victims, pdb_violations, highest_priority, priority_sum, "
+      "earliest_start_s, lost_on FROM explain_candidate WHERE run_id = ?1 AND pod = ?2 "
+      "ORDER BY rowid",
+      [&](Statement& st, Attempt& a) {
+        Candidate& c = a.candidates.emplace_back();
+        c.node = st.column_text(1);
+        c.chosen = st.column_int64(2) != 0;
+        const std::string victims = st.column_text(3);
+        for (std::size_t start = 0; start < victims.size();) {
+          const std::size_t comma = std::min(victims.find(", ", start), victims.size());
+          c.victims.push_back(victims.substr(start, comma - start));
+          start = comma + 2;
+        }
+        c.pdb_violations = st.column_int64(4);
+        c.highest_priority = st.column_int64(5);
+        c.priority_sum = st.column_int64(6);
+        c.earliest_start_s = st.column_double(7);
+        c.lost_on = st.column_text(8);
+      });
   // The selected node and the top-scoring ones (in node order: the evaluation order is not
   // recorded).
   for (Attempt& a : out) {
