@@ -293,55 +293,49 @@ TEST_CASE("InterPodAffinity matches namespaces by list and by the metadata.name 
 TEST_CASE("InterPodAffinity matches a namespaceSelector against Namespace objects' labels") {
   // KEP-2249 (namespace selector for pod affinity): the selector is matched against the labels of
   // the Namespace objects, as upstream's cases with namespaces labelled team: team1. Namespace
-  // "subteam" carries team=team1; "other" team=team2; "plain" has no Namespace object.
-  SingleNode s;
-  World& w = s.b.tw.world();
-  auto add_ns = [&](const std::string& name, const std::string& team) {
-    LabelSet l;
-    l.set(w.strings.intern("kubernetes.io/metadata.name"), w.strings.intern(name));
-    l.set(w.strings.intern("team"), w.strings.intern(team));
-    w.namespace_labels[w.strings.intern(name)] = l;
+  // "subteam" carries team=team1; "other" team=team2; "plain" has no Namespace object. The
+  // existing pod (service=securityscan, in `ns`) is on node1; the incoming pod's term selects it
+  // by that label and by namespaceSelector team `op` [team1].
+  struct Case {
+    const char* name;
+    const char* ns;
+    bool anti;      // the term is a required anti-affinity term (else affinity)
+    LabelOp op;     // of the namespaceSelector's requirement
+    fw::Code code;  // the plugin's Filter verdict on node1
+    std::string reason;
   };
-  add_ns("subteam", "team1");
-  add_ns("other", "team2");
-  auto t = term(s.b, {{"service", kIn, {"securityscan"}}}, "region");
-  t.namespace_selector.present = true;
-  t.namespace_selector.requirements.push_back({s.b.tw.sym("team"), kIn, {s.b.tw.sym("team1")}});
-  SUBCASE("existing pod in a namespace whose labels match: affinity satisfied") {
-    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("subteam").add();
-    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {t};
-    CHECK(s.run(p, {e}).code == kOk);
-  }
-  SUBCASE("existing pod in a namespace whose labels do not match") {
-    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("other").add();
-    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {t};
-    const fw::PluginVerdict v = s.run(p, {e});
-    CHECK(v.code == kNever);
-    CHECK(v.reason == kAffinityReason);
-  }
-  SUBCASE("a namespace with no Namespace object lacks the label") {
-    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("plain").add();
-    const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {t};
-    CHECK(s.run(p, {e}).code == kNever);
-  }
-  SUBCASE("anti-affinity with NotIn: a team1 namespace is not selected") {
-    t.namespace_selector.requirements[0].op = kNotIn;
-    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("subteam").add();
+  const Case cases[] = {
+      {"affinity, namespace labels match", "subteam", false, kIn, kOk, ""},
+      {"affinity, namespace labels do not match", "other", false, kIn, kNever, kAffinityReason},
+      {"affinity, a namespace with no Namespace object lacks the label", "plain", false, kIn,
+       kNever, kAffinityReason},
+      {"anti-affinity NotIn: the team1 namespace is not selected", "subteam", true, kNotIn, kOk,
+       ""},
+      {"anti-affinity NotIn selects a namespace without the label", "plain", true, kNotIn, kNo,
+       kAntiReason},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    SingleNode s;
+    World& w = s.b.tw.world();
+    auto add_ns = [&](const std::string& name, const std::string& team) {
+      LabelSet l;
+      l.set(w.strings.intern("kubernetes.io/metadata.name"), w.strings.intern(name));
+      l.set(w.strings.intern("team"), w.strings.intern(team));
+      w.namespace_labels[w.strings.intern(name)] = l;
+    };
+    add_ns("subteam", "team1");
+    add_ns("other", "team2");
+    auto t = term(s.b, {{"service", kIn, {"securityscan"}}}, "region");
+    t.namespace_selector.present = true;
+    t.namespace_selector.requirements.push_back({s.b.tw.sym("team"), c.op, {s.b.tw.sym("team1")}});
+    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns(c.ns).add();
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.anti_affinity.required = {t};
-    CHECK(s.run(p, {e}).code == kOk);
-  }
-  SUBCASE("anti-affinity with NotIn selects a namespace without the label") {
-    t.namespace_selector.requirements[0].op = kNotIn;
-    const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns("plain").add();
-    const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.anti_affinity.required = {t};
+    auto& rules = spec(s.b, p).pod_rules;
+    (c.anti ? rules.anti_affinity : rules.affinity).required = {t};
     const fw::PluginVerdict v = s.run(p, {e});
-    CHECK(v.code == kNo);
-    CHECK(v.reason == kAntiReason);
+    CHECK(v.code == c.code);
+    CHECK(v.reason == c.reason);
   }
 }
 
