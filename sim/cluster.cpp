@@ -198,22 +198,13 @@ void Cluster::populate(NodeInfo& n) const {
       }
     }
   }
-  // Device resources come from the live units; everything else from the spec (nothing while
-  // absent).
-  n.allocatable = n.absent ? ResourceVec{} : n.spec->allocatable;
-  for (ResourceId r = 0; r < world_->resources.size(); ++r) {
-    if (is_device_resource(world_->resources.name(r))) n.allocatable[r] = 0;
-  }
-  for (const DeviceUnit& u : n.units) {
-    if (u.alive() && !u.dra) n.allocatable[u.resource] += u.replicas;
-  }
+  recompute_allocatable(n);
   n.free_whole_gpus = 0;
   if (!n.absent) {
     for (const auto& g : n.gpus) {
       if (!g.layout.mig_enabled && g.milli_used == 0) ++n.free_whole_gpus;
     }
   }
-  ++n.generation;
 }
 
 void Cluster::account_node(const NodeInfo& n, int sign) {
@@ -290,9 +281,10 @@ void Cluster::rebuild_units(NodeInfo& n, std::uint16_t gpu) {
   }
 }
 
-void Cluster::recompute_allocatable(NodeInfo& n) {
-  // Device resources come from the live units; everything else from the spec.
-  n.allocatable = n.spec->allocatable;
+void Cluster::recompute_allocatable(NodeInfo& n) const {
+  // Device resources come from the live units; everything else from the spec (nothing while
+  // absent).
+  n.allocatable = n.absent ? ResourceVec{} : n.spec->allocatable;
   for (ResourceId r = 0; r < world_->resources.size(); ++r) {
     if (is_device_resource(world_->resources.name(r))) n.allocatable[r] = 0;
   }

@@ -198,7 +198,7 @@ class Cluster {
   void account_node(const NodeInfo& n, int sign);
   // Gives an empty node its GPUs (the spec's layouts), units and allocatable, or (absent) none.
   void populate(NodeInfo& n) const;
-  void recompute_allocatable(NodeInfo& n);
+  void recompute_allocatable(NodeInfo& n) const;
   void refresh_gpu(NodeInfo& n, std::uint16_t gpu);
   void refresh_quick(const NodeInfo& n);
   // The node's spec as its run-time state makes it: the World's, or a copy with the unreachable
