@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -276,7 +277,10 @@ TEST_CASE("a fleet of every MIG-capable catalog model in mixed strategy fits one
   const char* models[] = {"A100-40GB",  "A100-80GB", "H100-80GB", "H100-NVL-94GB",
                           "H200-141GB", "B200",      "GB200"};
   for (const char* m : models) {
-    text += std::string("    - {name: ") + m + ", count: 1, gpu: {model: " + m +
+    std::string pool = m;  // a pool's name makes its nodes' names, which are lowercase
+    std::transform(pool.begin(), pool.end(), pool.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    text += "    - {name: " + pool + ", count: 1, gpu: {model: " + m +
             ", count: 8}, cpu: 64, memory: 512Gi, mig: {config: all-balanced, strategy: "
             "mixed}}\n";
   }

@@ -433,6 +433,10 @@ struct Importer {
     const YamlNode meta = req(o.node, "metadata");
     NodeOut out;
     out.name = req(meta, "name").str();
+    if (auto p = object_name_problem(out.name); !p.empty()) {
+      req(meta, "name")
+          .fail(fmt::format("metadata.name '{}' is one the API server refuses: {}", out.name, p));
+    }
     std::map<std::string, std::string> labels;
     std::optional<YamlNode> labels_node = opt(meta, "labels");
     if (labels_node) {

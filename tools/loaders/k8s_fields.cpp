@@ -40,22 +40,29 @@ std::string name_problem(std::string_view s, std::string_view what) {
   return "";
 }
 
+// One RFC 1123 label: [a-z0-9-], starting and ending with an alphanumeric.
+bool is_rfc1123_label(std::string_view label) {
+  return !label.empty() && is_lower_alnum(label.front()) && is_lower_alnum(label.back()) &&
+         std::all_of(label.begin(), label.end(),
+                     [](char c) { return is_lower_alnum(c) || c == '-'; });
+}
+
 // A lowercase RFC 1123 subdomain: dot-separated labels of [a-z0-9-], each starting and ending
-// with an alphanumeric, 253 characters at most.
-std::string subdomain_problem(std::string_view s) {
-  if (s.empty()) return "prefix part must not be empty";
-  if (s.size() > 253) return "prefix part must be no more than 253 characters";
+// with an alphanumeric, 253 characters at most (apimachinery's IsDNS1123Subdomain). `what` names
+// the string in the message.
+std::string subdomain_problem(std::string_view s, std::string_view what = "prefix part") {
+  if (s.empty()) return fmt::format("{} must not be empty", what);
+  if (s.size() > 253) {
+    return fmt::format("{} must be no more than 253 characters (it has {})", what, s.size());
+  }
   std::size_t start = 0;
   while (start <= s.size()) {
     const std::size_t dot = std::min(s.find('.', start), s.size());
-    const std::string_view label = s.substr(start, dot - start);
-    const bool ok = !label.empty() && is_lower_alnum(label.front()) &&
-                    is_lower_alnum(label.back()) &&
-                    std::all_of(label.begin(), label.end(),
-                                [](char c) { return is_lower_alnum(c) || c == '-'; });
-    if (!ok) {
-      return "prefix part must be a lowercase RFC 1123 subdomain: lowercase alphanumeric "
-             "characters, '-' or '.', starting and ending with an alphanumeric character";
+    if (!is_rfc1123_label(s.substr(start, dot - start))) {
+      return fmt::format(
+          "{} must be a lowercase RFC 1123 subdomain: lowercase alphanumeric characters, '-' or "
+          "'.', starting and ending with an alphanumeric character",
+          what);
     }
     start = dot + 1;
   }
@@ -189,6 +196,22 @@ std::string label_key_problem(std::string_view key) {
   }
   if (auto p = subdomain_problem(key.substr(0, slash)); !p.empty()) return p;
   return name_problem(key.substr(slash + 1), "name part");
+}
+
+std::string object_name_problem(std::string_view name) {
+  return subdomain_problem(name, "a name");
+}
+
+std::string namespace_name_problem(std::string_view name) {
+  if (name.size() > 63) {
+    return fmt::format("a namespace name must be no more than 63 characters (it has {})",
+                       name.size());
+  }
+  if (!is_rfc1123_label(name)) {
+    return "a namespace name must be a lowercase RFC 1123 label: lowercase alphanumeric "
+           "characters or '-', starting and ending with an alphanumeric character";
+  }
+  return "";
 }
 
 std::string label_value_problem(std::string_view value) {

@@ -27,6 +27,12 @@ namespace capsim {
 std::string label_key_problem(std::string_view key);
 std::string label_value_problem(std::string_view value);
 
+// What the API server would say of an object's metadata.name (most kinds, Pods and Nodes among
+// them: a lowercase RFC 1123 subdomain of at most 253 characters) or of a namespace's name (a
+// lowercase RFC 1123 label of at most 63). Empty when valid.
+std::string object_name_problem(std::string_view name);
+std::string namespace_name_problem(std::string_view name);
+
 // A string -> string mapping (metadata.labels, spec.nodeSelector). A null value counts as "".
 LabelSet parse_labels(const YamlNode& map, WorldBuilder& b);
 

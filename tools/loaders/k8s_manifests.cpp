@@ -1051,6 +1051,9 @@ void load_pod_disruption_budget(MapReader& doc, ManifestContext& ctx) {
 void load_namespace(MapReader& doc, ManifestContext& ctx) {
   const ObjectMeta meta = parse_object_meta(doc.req("metadata"), ctx.builder, false, {});
   if (meta.name.empty()) doc.req("metadata").fail("metadata.name is required for a Namespace");
+  if (auto p = namespace_name_problem(meta.name); !p.empty()) {
+    doc.req("metadata").fail(fmt::format("metadata.name: Namespace '{}': {}", meta.name, p));
+  }
   if (auto spec = doc.opt("spec")) {
     MapReader sr = spec->map();
     if (auto f = sr.opt("finalizers")) {
@@ -2131,16 +2134,32 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
       if (prefix.empty()) generate->fail("metadata.generateName must not be empty");
       m.name = b.generate_name(prefix);
       m.generate_name = prefix;
+      if (auto p = object_name_problem(m.name); !p.empty()) {
+        generate->fail(
+            fmt::format("metadata.generateName '{}' makes names like '{}', which the "
+                        "API server refuses: {}",
+                        prefix, m.name, p));
+      }
     } else {
       const YamlNode n = r.req("name");
       m.name = n.str();
       if (m.name.empty()) n.fail("metadata.name must not be empty");
+      if (auto p = object_name_problem(m.name); !p.empty()) {
+        n.fail(fmt::format("metadata.name '{}' is one the API server refuses: {}", m.name, p));
+      }
     }
   } else {
     m.name = r.str_or("name", "");
   }
   if (namespaced) {
-    m.namespace_ = r.str_or("namespace", "default");
+    if (auto ns = r.opt("namespace")) {
+      m.namespace_ = ns->str();
+      if (auto p = namespace_name_problem(m.namespace_); !p.empty()) {
+        ns->fail(fmt::format("metadata.namespace '{}': {}", m.namespace_, p));
+      }
+    } else {
+      m.namespace_ = "default";
+    }
   } else {
     r.ignore("namespace");  // cluster-scoped: the API server ignores it
   }

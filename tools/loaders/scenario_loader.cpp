@@ -401,7 +401,14 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
   if (auto pools = m.opt("pools")) {
     for (const YamlNode& p : pools->seq()) {
       MapReader pm = p.map();
-      const std::string pool = pm.req("name").str();
+      const YamlNode pool_name = pm.req("name");
+      const std::string pool = pool_name.str();
+      // Its nodes are named <pool>-<i>, so the pool's name must make Node names the API server
+      // takes.
+      if (auto problem = object_name_problem(pool); !problem.empty()) {
+        pool_name.fail(
+            fmt::format("pool '{}' would name its nodes '{}-0'; {}", pool, pool, problem));
+      }
       const std::optional<YamlNode> count_node = pm.opt("count");
       NodeSpec proto;
       proto.pool = pool;
@@ -463,7 +470,11 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
     for (const YamlNode& p : nodes->seq()) {
       MapReader nm = p.map();
       NodeSpec n;
-      n.name = nm.req("name").str();
+      const YamlNode name = nm.req("name");
+      n.name = name.str();
+      if (auto problem = object_name_problem(n.name); !problem.empty()) {
+        name.fail(fmt::format("node '{}' has a name the API server refuses: {}", n.name, problem));
+      }
       n.pool = nm.str_or("pool", "");
       const GpuModel* model = nullptr;
       std::int32_t gpus = 0;
