@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "models/yaml_reader.hpp"
 
 namespace capsim {
@@ -79,6 +81,13 @@ CostConfig CostConfig::parse(const YamlNode& node, const GpuCatalog& catalog) {
       p.where = v.where();
       if (auto x = pm.opt("pricing")) p.pricing = parse_pricing(*x);
       if (auto x = pm.opt("purchase_price")) p.purchase_price = x->number(0, 1e12);
+      if (auto x = pm.opt("rack_price_per_hour")) p.rack_price_per_hour = x->number(0, 1e9);
+      if (auto x = pm.opt("rack_purchase_price")) {
+        if (p.rack_price_per_hour) {
+          x->fail("give a rack either rack_price_per_hour or rack_purchase_price, not both");
+        }
+        p.rack_purchase_price = x->number(0, 1e12);
+      }
       pm.finish();
       c.pools.emplace(name, p);
     }
@@ -145,14 +154,29 @@ double CostConfig::node_price_per_hour(const std::string& pool, const GpuModel* 
   return 0.0;
 }
 
-void CostConfig::check_pools(const std::vector<std::string>& pool_names) const {
+double CostConfig::rack_price_per_hour(const std::string& pool) const {
+  auto it = pools.find(pool);
+  if (it == pools.end()) return 0.0;
+  const PoolPricing& p = it->second;
+  if (p.rack_price_per_hour) return *p.rack_price_per_hour;
+  if (p.rack_purchase_price) return *p.rack_purchase_price / (amortization_years * kHoursPerYear);
+  return 0.0;
+}
+
+void CostConfig::check_pools(const std::vector<std::string>& pool_names,
+                             const std::vector<std::string>& racked_pools) const {
+  auto has = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   for (const auto& [name, p] : pools) {
-    bool found = false;
-    for (const auto& n : pool_names)
-      found = found || n == name;
-    if (!found) {
+    if (!has(pool_names, name)) {
       fail_at(p.where, fmt::format("cost.pools names pool '{}', which the cluster does not have{}",
                                    name, did_you_mean(name, pool_names)));
+    }
+    if ((p.rack_price_per_hour || p.rack_purchase_price) && !has(racked_pools, name)) {
+      fail_at(p.where, fmt::format("cost.pools.{} prices racks, but pool '{}' has no racks: give "
+                                   "it a topology: {{racks: ...}} in cluster.pools",
+                                   name, name));
     }
   }
 }

@@ -34,6 +34,11 @@ struct ModelPrices {
 struct PoolPricing {
   std::optional<Pricing> pricing;
   std::optional<double> purchase_price;  // per node
+  // A rack's own infrastructure (NVLink switch trays, power shelves, cooling, top-of-rack
+  // network), on top of its nodes' prices: per rack-hour, or a purchase price amortised over
+  // amortization_years. For pools with a `topology:` only.
+  std::optional<double> rack_price_per_hour;
+  std::optional<double> rack_purchase_price;
   InputLocation where;
 };
 
@@ -58,8 +63,14 @@ struct CostConfig {
   double node_price_per_hour(const std::string& pool, const GpuModel* model, std::int32_t gpus,
                              std::optional<double> input_price, const InputLocation& where) const;
 
-  // Fails at the entry's location when cost.pools names a pool the cluster does not have.
-  void check_pools(const std::vector<std::string>& pool_names) const;
+  // The hourly price of one rack of `pool` beyond its nodes' prices (0 when none is given):
+  // rack_price_per_hour, or rack_purchase_price / (amortization_years x 8760).
+  double rack_price_per_hour(const std::string& pool) const;
+
+  // Fails at the entry's location when cost.pools names a pool the cluster does not have, or
+  // prices racks of a pool that has no `topology:` (`racked_pools` are those that have one).
+  void check_pools(const std::vector<std::string>& pool_names,
+                   const std::vector<std::string>& racked_pools) const;
 };
 
 }  // namespace capsim

@@ -77,6 +77,7 @@ constexpr MetricDef kMetrics[] = {
     {"cost_per_busy_gpu_hour_usd", "USD", "cost_total_usd / gpu_hours_busy.", kLower, MetricGate{"", "0.02"}, 8},
     {"energy_kwh", "kWh", "Integral of GPU power: per GPU idle + (TDP - idle) x busy (at the device, before PUE).", kLower, MetricGate{"", "0.02"}, 9},
     {"cost_hardware_usd", "USD", "Integral of every node's hourly price (on-demand, reserved or amortised purchase).", kLower, {}, 0},
+    {"cost_racks_usd", "USD", "The part of cost_hardware_usd that is racks' own price (cost.pools.<p>.rack_price_per_hour or rack_purchase_price), billed with the racks' nodes; runs that price racks only.", kLower, {}, 0},
     {"cost_energy_usd", "USD", "energy_kwh x PUE x price per kWh (0 unless the scenario prices energy).", kLower, {}, 0},
     {"cost_allocated_usd", "USD", "The part of the total charged to pods.", kNeutral, {}, 0},
     {"cost_idle_usd", "USD", "The part no pod held: cost_total_usd - cost_allocated_usd - cost_stranded_usd.", kLower, {}, 0},

@@ -7,6 +7,7 @@
 
 #include "sim/backoff.hpp"
 #include "sim/check.hpp"
+#include "sim/metric_catalog.hpp"
 #include "sim/random.hpp"
 #include "sim/run/autoscaler.hpp"
 #include "sim/run/checkpoint.hpp"
@@ -312,6 +313,7 @@ RunResult Simulation::run(RunInfo& info) {
   out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
+  if (!config_.rack_prices.empty()) add_rack_cost(out.summary);
   if (failures_on_ || checkpoints_on_ || maintenance_on_) add_failure_summary(out.summary, end);
   if (maintenance_on_) add_maintenance_summary(out.summary, end);
   if (autoscaling_on_) add_autoscaling_summary(out.summary, end);
@@ -319,6 +321,18 @@ RunResult Simulation::run(RunInfo& info) {
   models_.experiment->finish(*recorder_, out.summary);
   info.sim_seconds = to_seconds(end);
   return out;
+}
+
+void Simulation::add_rack_cost(Summary& summary) const {
+  const std::vector<double> hours = ledger_.pool_node_hours();
+  double cost = 0;
+  for (const RackPrice& r : config_.rack_prices) {
+    const auto& pools = ledger_.pools();
+    const auto it = std::find(pools.begin(), pools.end(), r.pool);
+    if (it != pools.end())
+      cost += r.per_node_hour * hours[static_cast<std::size_t>(it - pools.begin())];
+  }
+  put_metric(summary, "cost_racks_usd", cost);
 }
 
 void Simulation::handle(const Event& e, Engine& engine) {

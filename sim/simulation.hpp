@@ -37,16 +37,25 @@
 
 namespace capsim {
 
+// A pool's racks priced beyond their nodes (cost.pools.<p>.rack_price_per_hour): each node's
+// price carries its share, so the rack is billed with its nodes; the share is kept to report
+// the racks' part of the hardware cost (cost_racks_usd).
+struct RackPrice {
+  std::string pool;
+  double per_node_hour = 0;
+};
+
 // What the scenario says about a run: plain data, copyable. Pods lost to preemption, eviction or
 // a failure restart from their last checkpoint (PodSpec::checkpoint), else from the beginning.
 struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
-  bool paranoid = false;          // check every invariant after every event
-  EnergyPricing energy;           // energy price and PUE for cost attribution
-  FailureConfig failures;         // node and GPU failures (none by default)
-  MaintenanceConfig maintenance;  // maintenance windows: cordon, drain, work (none by default)
+  bool paranoid = false;               // check every invariant after every event
+  EnergyPricing energy;                // energy price and PUE for cost attribution
+  FailureConfig failures;              // node and GPU failures (none by default)
+  MaintenanceConfig maintenance;       // maintenance windows: cordon, drain, work (none by default)
+  std::vector<RackPrice> rack_prices;  // pools whose racks have their own price
 };
 
 // The run's collaborators. None is ever null: each has a real default object that does nothing
@@ -173,6 +182,8 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void scale_up(SimTime now);
   void scale_down(SimTime now);
   void add_autoscaling_summary(Summary& summary, SimTime end);
+  // cost_racks_usd: the racks' shares of the nodes' prices over the node-hours billed.
+  void add_rack_cost(Summary& summary) const;
   void check_autoscaling(SimTime now) const;
   // Maintenance (sim/run/maintenance.hpp, sim/simulation_maintenance.cpp): a window takes its
   // next nodes; a node is cordoned and drained, worked on, and returned.

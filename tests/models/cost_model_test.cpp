@@ -113,6 +113,12 @@ TEST_CASE("bad cost data is rejected with the file, line and field") {
       {"negative price", "cost:\n  models:\n    B200: {on_demand: -1}\n",
        "s.yaml:15:", "cost.models.B200.on_demand"},
       {"unknown field", "cost:\n  pricng: reserved\n", "s.yaml:14:", "did you mean 'pricing'"},
+      {"racks priced on a pool without racks",
+       "cost:\n  pools:\n    b200: {rack_price_per_hour: 9}\n",
+       "s.yaml:15:", "cost.pools.b200 prices racks, but pool 'b200' has no racks"},
+      {"both rack prices",
+       "cost:\n  pools:\n    b200: {rack_price_per_hour: 9, rack_purchase_price: 9}\n",
+       "s.yaml:15:", "give a rack either rack_price_per_hour or rack_purchase_price, not both"},
   };
   for (const Case& c : cases) {
     const std::string case_name = c.name;

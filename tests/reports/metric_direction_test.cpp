@@ -75,6 +75,8 @@ constexpr std::string_view kLowerAddedSince[] = {
     "tas_wait_seconds_p95",
     "jobs_spanning_domains",
     "topology.{}.fragmented_gpus_mean",
+    // Racks priced on their own (docs/scenario-format.md, "Racks").
+    "cost_racks_usd",
 };
 constexpr std::string_view kHigherAddedSince[] = {
     "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",

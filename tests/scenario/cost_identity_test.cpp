@@ -9,6 +9,7 @@
 #include "fixtures/cli_run.hpp"
 #include "fixtures/memory_recorder.hpp"
 #include "tools/capsim/runner.hpp"
+#include "tools/loaders/scenario_loader.hpp"
 
 using namespace capsim;
 
@@ -47,5 +48,65 @@ TEST_SUITE("scenario") {
     // $2.80 = $144 per hour.
     CHECK(m("cost_hardware_usd") == doctest::Approx(144.0 * m("sim_seconds") / 3600.0));
     CHECK(o.result.summary.size() == rec.summary.size());
+  }
+
+  // A rack's own price is split over its nodes and billed with them (docs/scenario-format.md,
+  // "Racks"). Two GB200 NVL72 racks of 18 nodes at 4 x $5 per GPU-hour, and $36 per rack-hour on
+  // top: each node costs $20 + $2 per hour.
+  TEST_CASE("a rack's own price is billed with its nodes, and only with the nodes that exist") {
+    auto run = [](const std::string& pool_size) {
+      MemoryFiles files;
+      files.add("/s/scenario.yaml", R"(name: racks
+simulation: {horizon: 10h}
+cluster:
+  pools:
+    - name: nvl
+      gpu: {model: GB200, count: 4}
+      cpu: 144
+      memory: 960Gi
+      topology: {racks: 2}
+)" + pool_size + R"(
+cost:
+  models:
+    GB200: {on_demand: 5}
+  pools:
+    nvl: {rack_price_per_hour: 36}
+workload:
+  synthetic:
+    window: 1h
+    tenants:
+      - {name: t1, rate_per_hour: 4, gpus: 1, duration: 10m}
+)");
+      Scenario s = load_scenario("/s/scenario.yaml", LoadOptions{}, files);
+      for (const NodeSpec& n : s.world->nodes)
+        CHECK(n.price_per_hour == doctest::Approx(22.0));
+      testing::MemoryRecorder rec;
+      RunRequest req;
+      req.paranoid = true;
+      (void)run_scenario(s, req, rec);
+      return rec;
+    };
+    SUBCASE("a fixed fleet: 36 nodes x 10 h") {
+      const testing::MemoryRecorder rec = run("");
+      CHECK(rec.metric("cost_racks_usd") == doctest::Approx(2 * 36.0 * 10));
+      CHECK(rec.metric("cost_hardware_usd") == doctest::Approx(36 * 22.0 * 10));
+      CHECK(rec.metric("cost_allocated_usd") + rec.metric("cost_idle_usd") +
+                rec.metric("cost_stranded_usd") ==
+            doctest::Approx(rec.metric("cost_total_usd")));
+    }
+    SUBCASE("an autoscaled pool that keeps one rack's worth of nodes pays for one rack") {
+      const testing::MemoryRecorder rec =
+          run("      autoscaling: {min: 18, max: 36, provisioning_delay: 5m}");
+      CHECK(rec.metric("node_hours") == doctest::Approx(18 * 10.0));
+      CHECK(rec.metric("cost_racks_usd") == doctest::Approx(36.0 * 10));
+      CHECK(rec.metric("cost_hardware_usd") == doctest::Approx(18 * 22.0 * 10));
+    }
+  }
+  TEST_CASE("without rack prices a run reports no rack cost") {
+    Scenario s = load_scenario(testing::source_path("scenarios/regression/mixed.yaml"), {});
+    testing::MemoryRecorder rec;
+    (void)run_scenario(s, RunRequest{}, rec);
+    CHECK(rec.metric("cost_racks_usd") == -1e300);  // not reported
+    CHECK(rec.metric("cost_hardware_usd") > 0);
   }
 }

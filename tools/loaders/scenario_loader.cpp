@@ -40,6 +40,8 @@ struct Ctx {
   std::string data_dir;
   WorldBuilder* b;
   Scenario* s;
+  const CostConfig* cost = nullptr;       // the `cost:` section, when there is one
+  std::vector<std::string> racked_pools;  // pools with a `topology:`
   DeviceConfigs devices;
   // The scheduler section's profiles and KubeSchedulerConfiguration-level knobs, compiled into
   // Scenario::profiles once the World is complete.
@@ -431,6 +433,17 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
                           t->where().to_string(), model->name, model->node_gpus, gpus));
         }
       }
+      // A rack's own price is shared by its nodes, so it is billed with them
+      // (docs/scenario-format.md, "Racks").
+      double rack_share = 0;
+      if (pt) {
+        c.racked_pools.push_back(pool);
+        const double rack = c.cost != nullptr ? c.cost->rack_price_per_hour(pool) : 0.0;
+        if (rack > 0) {
+          rack_share = rack / static_cast<double>(pt->nodes_per_rack);
+          c.s->sim.rack_prices.push_back({pool, rack_share});
+        }
+      }
       std::optional<PoolAutoscaling> as;
       if (auto a = pm.opt("autoscaling")) as = read_pool_autoscaling(*a, pool, count_node, c);
       std::int64_t count = 0;
@@ -457,6 +470,7 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
         n.name = fmt::format("{}-{}", pool, i);
         if (pt) label_pool_node(n, i, *pt, topology, *c.b);
         const NodeId id = c.b->add_node(std::move(n), model, gpus, price, p.where());
+        c.b->world().nodes[id].price_per_hour += rack_share;
         if (as) as->nodes.push_back(id);
       }
       if (as) {
@@ -878,6 +892,7 @@ void read_catalog_and_cost(Load& l, MapReader& m) {
                                         std::optional<double> price, const InputLocation& where) {
       return cost.node_price_per_hour(n.pool, model, gpus, price, where);
     });
+    l.c.cost = &*l.cost;
   }
   l.c.b = &b;
 }
@@ -986,7 +1001,7 @@ void finalize(Load& l, const YamlNode& doc) {
     for (const NodeSpec& n : l.s.world->nodes) {
       if (std::find(pools.begin(), pools.end(), n.pool) == pools.end()) pools.push_back(n.pool);
     }
-    l.cost->check_pools(pools);
+    l.cost->check_pools(pools, l.c.racked_pools);
   }
   if (l.s.world->nodes.empty())
     doc.fail("the scenario defines no nodes (add cluster.pools, cluster.nodes or Node manifests)");
