@@ -64,3 +64,30 @@ TEST_CASE("a file that cannot be read is a missing input with the caller's messa
   }
   CHECK(files.reads().empty());
 }
+
+// docs/cli.md#limits: a CSV trace of more than 10,000,000 lines is refused before its rows are
+// parsed, unless the soft limits are lifted (--force). Blank lines count as lines (they are read)
+// but make no rows, so the file is cheap to parse once lifted.
+TEST_CASE("a CSV trace of more lines than the soft limit needs the limits lifted") {
+  auto trace = [](std::size_t lines) {
+    std::string text = "pod\np0\n";  // a header and one row: two lines
+    text.append(lines - 2, '\n');
+    return text;
+  };
+  MemoryFiles files;
+  files.add("/t/at-limit.csv", trace(FileSource::kCsvSoftMaxRows));
+  files.add("/t/over.csv", trace(FileSource::kCsvSoftMaxRows + 1));
+  CHECK(files.csv("/t/at-limit.csv").rows().size() == 1);
+  try {
+    (void)files.csv("/t/over.csv");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kInvalid);
+    CHECK(e.where().file == "/t/over.csv");
+    CHECK(e.message() ==
+          "10000001 lines, above the limit of 10000000 lines of a trace (docs/cli.md#limits); "
+          "pass --force to read it anyway");
+  }
+  files.lift_soft_limits();
+  CHECK(files.csv("/t/over.csv").rows().size() == 1);
+}

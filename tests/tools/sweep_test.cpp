@@ -119,6 +119,58 @@ TEST_CASE("bad sweep files are reported at the file, line and field") {
   }
 }
 
+// docs/cli.md#limits: the variants are counted from the axes before any is made, so a sweep too
+// large to hold is refused without the memory it would take.
+TEST_CASE("a sweep's variant count is checked against its limits before the variants are made") {
+  ScratchDir dir("sweep-limits");
+  auto values = [](int from, int to) {
+    std::string v;
+    for (int i = from; i <= to; ++i)
+      v += (v.empty() ? "" : ", ") + std::to_string(i);
+    return "[" + v + "]";
+  };
+  // 30 pool sizes x 1,000 seeds: 30,000 variants, above the soft limit of 10,000.
+  write_file(dir.file("soft.yaml"),
+             sweep_text("axes:\n  - {name: a100, key: cluster.pools.a100.count, values: " +
+                        values(1, 30) + "}\nseeds: " + values(1, 1000) + "\n"));
+  const std::string soft = error_of(dir.file("soft.yaml"));
+  CAPTURE(soft);
+  CHECK(soft.find("soft.yaml:4:3: axes") != std::string::npos);
+  CHECK(soft.find("30000 variants, above the limit of 10000 variants") != std::string::npos);
+  CHECK(soft.find("--force") != std::string::npos);
+  // --force (or --list) raises the bound to the hard limit, and the sweep expands.
+  const SweepSpec forced = load_sweep(dir.file("soft.yaml"), std::nullopt, kMaxSweepVariants);
+  CHECK(forced.variants.size() == 30000);
+  CHECK(forced.variants.back().describe() == "a100=30, seed=1000");
+
+  // Seven axes of ten values: 10,000,000 variants, past the hard limit. The values are never
+  // tried against the scenario (they would fail: the keys do not exist); the count comes first.
+  std::string axes = "axes:\n";
+  for (int a = 0; a < 7; ++a) {
+    axes += "  - {name: k" + std::to_string(a) + ", key: no.such.key" + std::to_string(a) +
+            ", values: " + values(1, 10) + "}\n";
+  }
+  write_file(dir.file("hard.yaml"), sweep_text(axes));
+  try {
+    (void)load_sweep(dir.file("hard.yaml"), std::nullopt, kMaxSweepVariants);
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("10000000 variants, above the hard limit of 1000000") !=
+          std::string::npos);
+    CHECK(std::string(e.what()).find("--force does not lift") != std::string::npos);
+  }
+  // Twenty axes of ten: a count past 2^64 saturates instead of wrapping round to a small one.
+  axes = "axes:\n";
+  for (int a = 0; a < 20; ++a) {
+    axes += "  - {name: k" + std::to_string(a) + ", key: no.such.key" + std::to_string(a) +
+            ", values: " + values(1, 10) + "}\n";
+  }
+  write_file(dir.file("huge.yaml"), sweep_text(axes));
+  const std::string huge = error_of(dir.file("huge.yaml"));
+  CAPTURE(huge);
+  CHECK(huge.find("more than 18446744073709551615 variants") != std::string::npos);
+}
+
 TEST_CASE("shards come from --shard, a Kubernetes Indexed Job or a Slurm array") {
   const Shard s = parse_shard("2/4");
   CHECK(s.index == 2);

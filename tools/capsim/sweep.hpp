@@ -43,9 +43,6 @@ struct VariantResult {
   double wall_seconds = 0;
 };
 
-// Soft limit (docs/cli.md#limits): a sweep of more variants is refused unless --force.
-inline constexpr std::size_t kSoftMaxSweepVariants = 10'000;
-
 struct RunVariantsOptions {
   int jobs = 1;
   bool force = false;  // --force: each variant's load lifts the soft limits (LoadOptions::force)

@@ -38,7 +38,7 @@ CsvFile FileSource::csv(const std::string& path, const CsvOptions& opt) {
     const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
     if (lines > kCsvSoftMaxRows) {
       throw InputError(InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""},
-                       fmt::format("{} lines, above the limit of {} rows of a trace "
+                       fmt::format("{} lines, above the limit of {} lines of a trace "
                                    "(docs/cli.md#limits); pass --force to read it anyway",
                                    lines, kCsvSoftMaxRows));
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include "tools/loaders/file_source.hpp"
 #include "tools/loaders/scenario_loader.hpp"
@@ -191,7 +192,8 @@ void validate_assignments(const StudyBase& base, const std::vector<Assignment>& 
   }
 }
 
-SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir) {
+SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir,
+                     std::uint64_t max_variants) {
   SweepSpec spec;
   spec.text = RealFiles().read(path, "cannot open the file (does it exist and is it readable?)");
   const YamlNode doc = YamlNode::load_string(spec.text, path);
@@ -244,6 +246,32 @@ SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& 
   m.finish();
   if (axes.empty() && listed.empty()) {
     doc.fail("a sweep needs `axes:`, `variants:` or `seeds:`");
+  }
+
+  // The count first (saturating), so that a product too large to hold is refused before it is
+  // made.
+  std::uint64_t count = listed.empty() ? 1 : listed.size();
+  for (const Axis& axis : axes) {
+    const std::uint64_t n = axis.values.size();
+    count = n != 0 && count > std::numeric_limits<std::uint64_t>::max() / n
+                ? std::numeric_limits<std::uint64_t>::max()
+                : count * n;
+  }
+  if (count > max_variants) {
+    const YamlNode at = axes_node ? *axes_node : variants_node ? *variants_node : *seeds_node;
+    const std::string n = count == std::numeric_limits<std::uint64_t>::max()
+                              ? std::string("more than 18446744073709551615")
+                              : std::to_string(count);
+    if (max_variants < kMaxSweepVariants) {
+      at.fail(
+          fmt::format("{} variants, above the limit of {} variants of a sweep "
+                      "(docs/cli.md#limits); pass --force to run them anyway",
+                      n, max_variants));
+    }
+    at.fail(
+        fmt::format("{} variants, above the hard limit of {} variants of a sweep "
+                    "(docs/cli.md#limits), which --force does not lift",
+                    n, max_variants));
   }
 
   // Cartesian product (the first axis varies slowest), over the listed variants if any.

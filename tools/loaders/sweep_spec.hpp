@@ -49,10 +49,19 @@ struct SweepSpec {
   SweepInfo info() const;
 };
 
-// Reads a sweep file: errors are InputError with the file, line, column and field. Every axis
-// value is tried against the base scenario once, so a key that does not resolve or a value the
-// scenario rejects is reported at its line in the sweep file.
-SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir);
+// Limits on a sweep's variants (docs/cli.md#limits), counted from the axes before any variant is
+// made: above the soft limit a sweep runs only with --force; above the hard one it is refused,
+// since its variants alone would fill memory.
+inline constexpr std::uint64_t kSoftMaxSweepVariants = 10'000;
+inline constexpr std::uint64_t kMaxSweepVariants = 1'000'000;
+
+// Reads a sweep file: errors are InputError with the file, line, column and field. A sweep of
+// more than `max_variants` variants (kSoftMaxSweepVariants: the message names --force) is
+// refused before its variants are made. Every axis value is tried against the base scenario
+// once, so a key that does not resolve or a value the scenario rejects is reported at its line in
+// the sweep file.
+SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir,
+                     std::uint64_t max_variants = kSoftMaxSweepVariants);
 
 // Reads `set:`-style mappings (key.path: value) of a sweep or plan file into assignments.
 std::vector<Assignment> read_assignments(const YamlNode& map);
