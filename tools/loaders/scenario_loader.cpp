@@ -22,6 +22,7 @@
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/maintenance_config.hpp"
 #include "tools/loaders/sha256.hpp"
+#include "tools/loaders/spot_config.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
@@ -45,6 +46,8 @@ struct Ctx {
   // Scenario::profiles once the World is complete.
   std::vector<YamlNode> profiles;
   std::optional<YamlNode> scheduler_globals;
+  // The pools' `spot:` fields (pool name, field), read in 11b against the finished World.
+  std::vector<std::pair<std::string, YamlNode>> spot_pools;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -426,6 +429,14 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
       }
       std::optional<PoolAutoscaling> as;
       if (auto a = pm.opt("autoscaling")) as = read_pool_autoscaling(*a, pool, count_node, c);
+      if (auto sp = pm.opt("spot")) {
+        if (as) {
+          sp->fail(
+              "a spot pool cannot be autoscaled yet (docs/spot.md): declare spot capacity as a "
+              "fixed pool");
+        }
+        c.spot_pools.emplace_back(pool, *sp);
+      }
       std::int64_t count = 0;
       if (as) {
         count = as->max;  // every node the group may have; those beyond `initial` start absent
@@ -728,6 +739,7 @@ struct Load {
   std::optional<YamlNode> failures;     // read in 11b, against the finished World
   std::optional<YamlNode> maintenance;  // read in 11b too
   std::optional<YamlNode> checkpoints;
+  std::optional<YamlNode> spot;  // the top-level section (seed, trace), read in 11b
 };
 
 // 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
@@ -960,6 +972,7 @@ void read_scheduler(Load& l, MapReader& m) {
   l.failures = m.opt("failures");
   l.maintenance = m.opt("maintenance");
   l.checkpoints = m.opt("checkpoints");
+  l.spot = m.opt("spot");
   l.experiment = m.opt("experiment");
   m.finish();
 }
@@ -1001,6 +1014,10 @@ void read_failures_and_checkpoints(Load& l) {
   }
   if (l.checkpoints) apply_checkpoint_rules(*l.checkpoints, *l.s.world);
   if (l.maintenance) l.s.sim.maintenance = parse_maintenance(*l.maintenance, *l.s.world);
+  if (!l.c.spot_pools.empty() || l.spot) {
+    l.s.sim.spot = parse_spot(l.c.spot_pools, l.spot, *l.s.world, l.s.seed, l.files,
+                              [&c = l.c](const YamlNode& n) { return c.resolve(n); });
+  }
 }
 
 // 12. The scheduler profiles, compiled against the finished World (a profile's args may name
@@ -1016,7 +1033,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2
