@@ -7,8 +7,8 @@
 //     taints the node aws-node-termination-handler/spot-itn, cordons it and drains it, and the
 //     kubelet gives each pod its terminationGracePeriodSeconds. GCE's preemption notice is 30 s.
 //   - at the end of the notice the instance is terminated: the node goes away with its pods, and
-//     the pods' controllers recreate them elsewhere (a Job's pod counts as a deleted, not a
-//     failed, pod, as after a drain).
+//     the pods' controllers recreate them elsewhere (a Job's pod does not count against its
+//     backoffLimit, as after a drain); a bare pod, which nothing recreates, is deleted.
 //   - the cloud may give the capacity back later (`return_after`): the node joins again, empty.
 #include <fmt/format.h>
 

@@ -75,6 +75,12 @@ constexpr std::string_view kLowerAddedSince[] = {
     "tas_wait_seconds_p95",
     "jobs_spanning_domains",
     "topology.{}.fragmented_gpus_mean",
+    // Spot capacity (docs/spot.md).
+    "spot_reclaims",
+    "pool.{}.spot_reclaims",
+    "pods_interrupted_by_reclaim",
+    "pods_killed_by_reclaim",
+    "gpu_hours_lost_to_reclaims",
 };
 constexpr std::string_view kHigherAddedSince[] = {
     "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",

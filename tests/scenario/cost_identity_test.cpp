@@ -48,4 +48,32 @@ TEST_SUITE("scenario") {
     CHECK(m("cost_hardware_usd") == doctest::Approx(144.0 * m("sim_seconds") / 3600.0));
     CHECK(o.result.summary.size() == rec.summary.size());
   }
+
+  TEST_CASE("a run with spot pools adds up too, and reclaimed nodes cost nothing") {
+    Scenario s = load_scenario(testing::source_path("scenarios/spot/spot.yaml"), {});
+    testing::MemoryRecorder rec;
+    RunRequest req;
+    req.paranoid = true;  // rates recounted after every reclaim and return as well
+    (void)run_scenario(s, req, rec);
+    auto m = [&](const std::string& k) { return rec.metric(k); };
+    REQUIRE(m("spot_reclaims") > 0);
+    double queues = 0;
+    for (const auto& [k, v] : rec.summary) {
+      if (k.rfind("queue.", 0) == 0 && k.size() > 9 && k.compare(k.size() - 9, 9, ".cost_usd") == 0)
+        queues += v;
+    }
+    CHECK(queues + m("cost_unqueued_usd") == doctest::Approx(m("cost_allocated_usd")));
+    CHECK(m("cost_allocated_usd") + m("cost_idle_usd") + m("cost_stranded_usd") ==
+          doctest::Approx(m("cost_total_usd")));
+    CHECK(m("cost_hardware_usd") + m("cost_energy_usd") == doctest::Approx(m("cost_total_usd")));
+    // An H100-80GB node is 8 x $2.80 = $22.40 an hour on demand and $22.40 x (1 - 0.6) = $8.96
+    // on spot, paid for the hours it existed: the on-demand pool all 36 h, the spot pool its
+    // node-hours (less than 8 x 36 = 288 by the time its nodes were reclaimed).
+    CHECK(m("pool.ondemand.node_hours") == doctest::Approx(8 * 36.0));
+    CHECK(m("pool.spot.node_hours") < 8 * 36.0);
+    CHECK(m("cost_hardware_usd") == doctest::Approx(22.40 * m("pool.ondemand.node_hours") +
+                                                    8.96 * m("pool.spot.node_hours")));
+    CHECK(m("node_hours") ==
+          doctest::Approx(m("pool.ondemand.node_hours") + m("pool.spot.node_hours")));
+  }
 }
