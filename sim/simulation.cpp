@@ -45,7 +45,9 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       maintenance_(config_.maintenance),
       budgets_(world),
       topology_(world),
-      autoscaling_on_(world.autoscaler.enabled) {
+      autoscaling_on_(world.autoscaler.enabled),
+      spot_on_(config_.spot.enabled()),
+      spot_(world.nodes, config_.spot) {
   if (observers_.cycles != nullptr) scheduler_.set_observer(observers_.cycles, &engine_);
   if (autoscaling_on_) autoscaler_ = std::make_unique<Autoscaler>(cluster_, framework, config.seed);
 }
@@ -263,6 +265,17 @@ void Simulation::begin(RunInfo& info) {
     engine_.schedule(config_.maintenance.windows[w].start, kMaintenanceOpen, 0, w);
   }
   if (autoscaling_on_) start_autoscaler();
+  if (spot_on_) {
+    spot_nodes_.resize(world_->nodes.size());
+    spot_armed_.assign(spot_.pools(), 0);
+    pool_reclaims_.assign(spot_.pools(), 0);
+    for (std::size_t p = 0; p < spot_.pools(); ++p)
+      arm_reclaim(p);
+    if (!spot_.trace().empty()) {
+      ++spot_events_;
+      engine_.schedule(spot_.trace().front().time, kTracedReclaim);
+    }
+  }
 }
 
 void Simulation::run_before(SimTime t, RunInfo& info) {
@@ -307,6 +320,7 @@ RunResult Simulation::run(RunInfo& info) {
   gangs_.check_invariants();
   models_.admission->check_invariants();
   if (failures_on_ || maintenance_on_) health_.check_invariants();
+  if (spot_on_) check_spot_invariants();
   out.end_time = end;
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles();
@@ -314,8 +328,10 @@ RunResult Simulation::run(RunInfo& info) {
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
   if (!config_.rack_prices.empty()) add_rack_cost(out.summary);
-  if (failures_on_ || checkpoints_on_ || maintenance_on_) add_failure_summary(out.summary, end);
+  if (failures_on_ || checkpoints_on_ || maintenance_on_ || spot_on_)
+    add_failure_summary(out.summary, end);
   if (maintenance_on_) add_maintenance_summary(out.summary, end);
+  if (spot_on_) add_spot_summary(out.summary, end);
   if (autoscaling_on_) add_autoscaling_summary(out.summary, end);
   topology_.add_summary(out.summary);
   models_.experiment->finish(*recorder_, out.summary);
@@ -345,10 +361,10 @@ void Simulation::handle(const Event& e, Engine& engine) {
   }
   CAPSIM_CHECK(e.kind < kKinds, fmt::format("unknown event kind {}", e.kind));
   (this->*kHandlers[e.kind])(e);
-  if ((failures_on_ || maintenance_on_) && config_.horizon == kEndOfTime &&
+  if ((failures_on_ || maintenance_on_ || spot_on_) && config_.horizon == kEndOfTime &&
       only_background_events()) {
-    // Only failures, repairs and maintenance are left, and no pod waits for them: the run is
-    // over.
+    // Only failures, repairs, maintenance and spot reclaims are left, and no pod waits for
+    // them: the run is over.
     engine.stop();
   }
   if (config_.paranoid) {
@@ -357,10 +373,11 @@ void Simulation::handle(const Event& e, Engine& engine) {
     gangs_.check_invariants();
     models_.admission->check_invariants();
     ledger_.check_rates();
-    if (failures_on_ || maintenance_on_) {
+    if (failures_on_ || maintenance_on_ || spot_on_) {
       health_.check_invariants();
       check_lost_work(engine_.now());
     }
+    if (spot_on_) check_spot_invariants();
   }
   if (observers_.progress && (engine.processed() & 4095) == 0) {
     const double frac = config_.horizon != kEndOfTime && config_.horizon > 0
@@ -384,6 +401,8 @@ const Simulation::Handler Simulation::kHandlers[kKinds] = {
     &Simulation::on_repair,          &Simulation::on_maintenance_open,
     &Simulation::on_drain_poll,      &Simulation::on_maintenance_done,
     &Simulation::on_autoscaler_scan, &Simulation::on_node_provisioned,
+    &Simulation::on_spot_reclaim,    &Simulation::on_traced_reclaim,
+    &Simulation::on_reclaim_end,     &Simulation::on_spot_return,
 };
 
 void Simulation::on_backoff_wake(const Event& e) {
@@ -546,6 +565,11 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
   s.progress_at = -1;
   s.rate = -1;
   if (failures_on_ && !failure_armed_) arm_failure();
+  if (spot_on_) {
+    for (std::size_t p = 0; p < spot_armed_.size(); ++p) {
+      if (spot_armed_[p] == 0) arm_reclaim(p);
+    }
+  }
   std::string devices;
   const NodeInfo& n = cluster_.node(placement.node);
   for (std::size_t i = 0; i < s.holdings.size(); ++i) {
@@ -683,6 +707,13 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
     const double lost = lost_gpu_seconds(victim);
     (kind == "interrupt" ? s.gpu_seconds_lost_failure : s.gpu_seconds_lost) += lost;
     if (kind == "drain") maintenance_.gpu_seconds_lost += lost;  // a gang sibling's too
+    if (kind == kSpotReclaimKind) spot_gpu_seconds_lost_ += lost;
+  }
+  if (kind == kSpotReclaimKind) {
+    // Interrupted by a reclaim (its own node's, or a gang sibling's): in pods_interrupted too.
+    ++s.interruptions;
+    if (pod_reclaimed_.size() <= victim) pod_reclaimed_.resize(victim + 1u, 0);
+    pod_reclaimed_[victim] = 1;
   }
   record(kind, victim, s.node, detail);
   reevaluate(s.node, s.gpus);  // it stops computing; its co-runners speed up

@@ -33,6 +33,7 @@
 #include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
+#include "sim/run/spot.hpp"
 #include "sim/topology.hpp"
 
 namespace capsim {
@@ -51,10 +52,11 @@ struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
-  bool paranoid = false;               // check every invariant after every event
-  EnergyPricing energy;                // energy price and PUE for cost attribution
-  FailureConfig failures;              // node and GPU failures (none by default)
-  MaintenanceConfig maintenance;       // maintenance windows: cordon, drain, work (none by default)
+  bool paranoid = false;          // check every invariant after every event
+  EnergyPricing energy;           // energy price and PUE for cost attribution
+  FailureConfig failures;         // node and GPU failures (none by default)
+  MaintenanceConfig maintenance;  // maintenance windows: cordon, drain, work (none by default)
+  SpotConfig spot;                // spot pools and their reclaims (none by default)
   std::vector<RackPrice> rack_prices;  // pools whose racks have their own price
 };
 
@@ -150,6 +152,10 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kMaintenanceDone,  // a drained node's maintenance work ends; subject: node; data: window
     kAutoscalerScan,   // the autoscaler's periodic loop: scale up, scale down (no subject)
     kNodeProvisioned,  // a node the autoscaler requested becomes Ready; subject: node
+    kSpotReclaim,      // a spot pool's next modelled reclaim is due; data: its spot pool index
+    kTracedReclaim,    // a reclaim trace's row is due; data: its index
+    kReclaimEnd,       // a reclaim's notice ends: the node goes; subject: node
+    kSpotReturn,       // a reclaimed spot node comes back; subject: node
     kKinds,
   };
   using Handler = void (Simulation::*)(const Event&);
@@ -177,6 +183,19 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void on_maintenance_done(const Event& e);
   void on_autoscaler_scan(const Event& e);
   void on_node_provisioned(const Event& e);
+  void on_spot_reclaim(const Event& e);
+  void on_traced_reclaim(const Event& e);
+  void on_reclaim_end(const Event& e);
+  void on_spot_return(const Event& e);
+  // Spot capacity (sim/run/spot.hpp, sim/simulation_spot.cpp): a reclaim's notice cordons the
+  // node and terminates its pods gracefully; at its end the node leaves (absent, not billed)
+  // with whatever still runs on it, and it may come back later.
+  void arm_reclaim(std::size_t pool);
+  void apply_reclaim(const SpotProcess::Reclaim& r, std::string_view source);
+  // The fleet's size changes (a reclaim, a return): the integrals up to now at the old size.
+  void spot_fleet_changes();
+  void add_spot_summary(Summary& summary, SimTime end);
+  void check_spot_invariants() const;
   // Autoscaling (sim/run/autoscaler.hpp, sim/simulation_autoscaling.cpp).
   void start_autoscaler();
   void scale_up(SimTime now);
@@ -307,7 +326,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
   MaintenanceProgress maintenance_;
   DisruptionBudgets budgets_;
   std::int64_t maintenance_events_ = 0;  // maintenance events pending
-  // Only failures, repairs and maintenance events are left (none of them is work).
+  // Only failures, repairs, maintenance and spot events are left (none of them is work).
   bool only_background_events() const;
   TopologyMeter topology_;  // sim/topology.hpp: inert without a cluster topology
 
@@ -315,6 +334,31 @@ class Simulation final : public EventHandler, private AdmissionHost {
   // would act, and no Autoscaler is made.
   bool autoscaling_on_ = false;
   std::unique_ptr<Autoscaler> autoscaler_;
+
+  // Spot pools: off (no SpotConfig pool) costs one flag test where they would act.
+  bool spot_on_ = false;
+  SpotProcess spot_;
+  enum class SpotStep : std::uint8_t { kUp, kNotice, kReclaimed };
+  struct SpotNode {
+    SpotStep step = SpotStep::kUp;
+    SimDuration return_after = -1;  // of the reclaim in progress; -1: never
+  };
+  std::vector<SpotNode> spot_nodes_;         // per node
+  std::vector<std::uint8_t> spot_armed_;     // per spot pool: its next reclaim is drawn
+  std::vector<std::int64_t> pool_reclaims_;  // per spot pool: nodes reclaimed
+  std::vector<std::uint8_t> pod_reclaimed_;  // per pod: interrupted by a reclaim
+  std::int64_t spot_events_ = 0;             // spot events pending
+  std::int64_t spot_notices_ = 0;            // interruption notices given
+  std::int64_t spot_reclaims_ = 0;           // nodes removed at the end of a notice
+  std::int64_t spot_returns_ = 0;
+  std::int64_t spot_skipped_ = 0;     // notices for nodes not up, and reclaims a failure overtook
+  std::int64_t spot_kills_ = 0;       // pods still on a node when its notice ended
+  double spot_gpu_seconds_lost_ = 0;  // work thrown away by reclaims (since checkpoints)
+  // The fleet's GPUs integrated over time while spot nodes come and go, for the allocation and
+  // utilisation ratios (as the autoscaler's Books::advance_fleet).
+  double spot_fleet_gpu_seconds_ = 0;
+  std::array<double, kGpuSharingModes> spot_fleet_mode_gpu_seconds_{};
+  SimTime spot_fleet_last_ = 0;
 };
 
 class Interrupted : public std::runtime_error {

@@ -12,7 +12,8 @@
 namespace capsim {
 
 bool Simulation::only_background_events() const {
-  return engine_.pending() == static_cast<std::size_t>(failure_events_ + maintenance_events_) &&
+  return engine_.pending() ==
+             static_cast<std::size_t>(failure_events_ + maintenance_events_ + spot_events_) &&
          !has_hard_work() && queue_.size() == 0 && gangs_.parked() == 0 &&
          models_.admission->held_pods() == 0;
 }
@@ -30,11 +31,15 @@ void Simulation::take_maintenance_nodes(std::size_t window) {
        node = maintenance_.take_next(window)) {
     MaintenanceProgress::NodeProgress& np = maintenance_.node(node);
     const std::string& name = cluster_.node(node).spec->name;
-    if (np.step != MaintenanceProgress::Step::kIdle || health_.node_down(node)) {
-      // Down (failed) or already taken by another window: there is nothing to drain.
+    const bool spot_gone = spot_on_ && spot_nodes_[node].step != SpotStep::kUp;
+    if (np.step != MaintenanceProgress::Step::kIdle || health_.node_down(node) || spot_gone) {
+      // Down (failed), reclaimed (spot) or already taken by another window: there is nothing
+      // to drain.
       record("maintenance-skip", kNoPod, node,
              fmt::format("{}: node {} is {}", maintenance_.window(window).name, name,
-                         health_.node_down(node) ? "down" : "already in maintenance"));
+                         health_.node_down(node) ? "down"
+                         : spot_gone             ? "reclaimed (spot)"
+                                                 : "already in maintenance"));
       ++maintenance_.skipped;
       maintenance_.release(window);
       continue;

@@ -77,6 +77,12 @@ constexpr std::string_view kLowerAddedSince[] = {
     "topology.{}.fragmented_gpus_mean",
     // Racks priced on their own (docs/scenario-format.md, "Racks").
     "cost_racks_usd",
+    // Spot capacity (docs/spot.md).
+    "spot_reclaims",
+    "pool.{}.spot_reclaims",
+    "pods_interrupted_by_reclaim",
+    "pods_killed_by_reclaim",
+    "gpu_hours_lost_to_reclaims",
 };
 constexpr std::string_view kHigherAddedSince[] = {
     "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",

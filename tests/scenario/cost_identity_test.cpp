@@ -78,8 +78,9 @@ workload:
       - {name: t1, rate_per_hour: 4, gpus: 1, duration: 10m}
 )");
       Scenario s = load_scenario("/s/scenario.yaml", LoadOptions{}, files);
+      const bool spot = pool_size.find("spot") != std::string::npos;
       for (const NodeSpec& n : s.world->nodes)
-        CHECK(n.price_per_hour == doctest::Approx(22.0));
+        CHECK(n.price_per_hour == doctest::Approx(spot ? 20.0 * 0.5 + 2 : 22.0));
       testing::MemoryRecorder rec;
       RunRequest req;
       req.paranoid = true;
@@ -101,6 +102,11 @@ workload:
       CHECK(rec.metric("cost_racks_usd") == doctest::Approx(36.0 * 10));
       CHECK(rec.metric("cost_hardware_usd") == doctest::Approx(18 * 22.0 * 10));
     }
+    SUBCASE("a spot discount is the instances': the racks' price is paid in full") {
+      const testing::MemoryRecorder rec = run("      spot: {discount: 0.5}");
+      CHECK(rec.metric("cost_racks_usd") == doctest::Approx(2 * 36.0 * 10));
+      CHECK(rec.metric("cost_hardware_usd") == doctest::Approx(36 * (10.0 + 2) * 10));
+    }
   }
   TEST_CASE("without rack prices a run reports no rack cost") {
     Scenario s = load_scenario(testing::source_path("scenarios/regression/mixed.yaml"), {});
@@ -108,5 +114,32 @@ workload:
     (void)run_scenario(s, RunRequest{}, rec);
     CHECK(rec.metric("cost_racks_usd") == -1e300);  // not reported
     CHECK(rec.metric("cost_hardware_usd") > 0);
+  }
+  TEST_CASE("a run with spot pools adds up too, and reclaimed nodes cost nothing") {
+    Scenario s = load_scenario(testing::source_path("scenarios/spot/spot.yaml"), {});
+    testing::MemoryRecorder rec;
+    RunRequest req;
+    req.paranoid = true;  // rates recounted after every reclaim and return as well
+    (void)run_scenario(s, req, rec);
+    auto m = [&](const std::string& k) { return rec.metric(k); };
+    REQUIRE(m("spot_reclaims") > 0);
+    double queues = 0;
+    for (const auto& [k, v] : rec.summary) {
+      if (k.rfind("queue.", 0) == 0 && k.size() > 9 && k.compare(k.size() - 9, 9, ".cost_usd") == 0)
+        queues += v;
+    }
+    CHECK(queues + m("cost_unqueued_usd") == doctest::Approx(m("cost_allocated_usd")));
+    CHECK(m("cost_allocated_usd") + m("cost_idle_usd") + m("cost_stranded_usd") ==
+          doctest::Approx(m("cost_total_usd")));
+    CHECK(m("cost_hardware_usd") + m("cost_energy_usd") == doctest::Approx(m("cost_total_usd")));
+    // An H100-80GB node is 8 x $2.80 = $22.40 an hour on demand and $22.40 x (1 - 0.6) = $8.96
+    // on spot, paid for the hours it existed: the on-demand pool all 36 h, the spot pool its
+    // node-hours (less than 8 x 36 = 288 by the time its nodes were reclaimed).
+    CHECK(m("pool.ondemand.node_hours") == doctest::Approx(8 * 36.0));
+    CHECK(m("pool.spot.node_hours") < 8 * 36.0);
+    CHECK(m("cost_hardware_usd") == doctest::Approx(22.40 * m("pool.ondemand.node_hours") +
+                                                    8.96 * m("pool.spot.node_hours")));
+    CHECK(m("node_hours") ==
+          doctest::Approx(m("pool.ondemand.node_hours") + m("pool.spot.node_hours")));
   }
 }

@@ -22,6 +22,7 @@
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/maintenance_config.hpp"
 #include "tools/loaders/sha256.hpp"
+#include "tools/loaders/spot_config.hpp"
 #include "tools/loaders/trace_csv.hpp"
 #include "tools/loaders/world_builder.hpp"
 
@@ -47,6 +48,8 @@ struct Ctx {
   // Scenario::profiles once the World is complete.
   std::vector<YamlNode> profiles;
   std::optional<YamlNode> scheduler_globals;
+  // The pools' `spot:` fields (pool name, field), read in 11b against the finished World.
+  std::vector<std::pair<std::string, YamlNode>> spot_pools;
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
@@ -434,18 +437,24 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
         }
       }
       // A rack's own price is shared by its nodes, so it is billed with them
-      // (docs/scenario-format.md, "Racks").
-      double rack_share = 0;
+      // (docs/scenario-format.md, "Racks"); the shares join the nodes' prices in step 11b.
       if (pt) {
         c.racked_pools.push_back(pool);
         const double rack = c.cost != nullptr ? c.cost->rack_price_per_hour(pool) : 0.0;
         if (rack > 0) {
-          rack_share = rack / static_cast<double>(pt->nodes_per_rack);
-          c.s->sim.rack_prices.push_back({pool, rack_share});
+          c.s->sim.rack_prices.push_back({pool, rack / static_cast<double>(pt->nodes_per_rack)});
         }
       }
       std::optional<PoolAutoscaling> as;
       if (auto a = pm.opt("autoscaling")) as = read_pool_autoscaling(*a, pool, count_node, c);
+      if (auto sp = pm.opt("spot")) {
+        if (as) {
+          sp->fail(
+              "a spot pool cannot be autoscaled yet (docs/spot.md): declare spot capacity as a "
+              "fixed pool");
+        }
+        c.spot_pools.emplace_back(pool, *sp);
+      }
       std::int64_t count = 0;
       if (as) {
         count = as->max;  // every node the group may have; those beyond `initial` start absent
@@ -470,7 +479,6 @@ void load_cluster(const YamlNode& cluster, Ctx& c) {
         n.name = fmt::format("{}-{}", pool, i);
         if (pt) label_pool_node(n, i, *pt, topology, *c.b);
         const NodeId id = c.b->add_node(std::move(n), model, gpus, price, p.where());
-        c.b->world().nodes[id].price_per_hour += rack_share;
         if (as) as->nodes.push_back(id);
       }
       if (as) {
@@ -753,6 +761,7 @@ struct Load {
   std::optional<YamlNode> failures;     // read in 11b, against the finished World
   std::optional<YamlNode> maintenance;  // read in 11b too
   std::optional<YamlNode> checkpoints;
+  std::optional<YamlNode> spot;  // the top-level section (seed, trace), read in 11b
 };
 
 // 1. The scenario file, the files it `extends` (relative to the extending file: the base's values
@@ -986,6 +995,7 @@ void read_scheduler(Load& l, MapReader& m) {
   l.failures = m.opt("failures");
   l.maintenance = m.opt("maintenance");
   l.checkpoints = m.opt("checkpoints");
+  l.spot = m.opt("spot");
   l.experiment = m.opt("experiment");
   m.finish();
 }
@@ -1019,7 +1029,8 @@ void apply_experiment_and_check_horizon(Load& l, const YamlNode& doc) {
 }
 
 // 11b. Failures (their pools, models and trace nodes must exist), checkpoint rules, which
-//      also cover the pods an experiment made, and maintenance windows (their pools and nodes).
+//      also cover the pods an experiment made, maintenance windows (their pools and nodes),
+//      spot pools (their discount on node prices), then the racks' shares of their prices.
 void read_failures_and_checkpoints(Load& l) {
   if (l.failures) {
     l.s.sim.failures = parse_failures(*l.failures, *l.s.world, l.s.catalog, l.s.seed, l.files,
@@ -1027,6 +1038,16 @@ void read_failures_and_checkpoints(Load& l) {
   }
   if (l.checkpoints) apply_checkpoint_rules(*l.checkpoints, *l.s.world);
   if (l.maintenance) l.s.sim.maintenance = parse_maintenance(*l.maintenance, *l.s.world);
+  if (!l.c.spot_pools.empty() || l.spot) {
+    l.s.sim.spot = parse_spot(l.c.spot_pools, l.spot, *l.s.world, l.s.seed, l.files,
+                              [&c = l.c](const YamlNode& n) { return c.resolve(n); });
+  }
+  // A rack's share joins its nodes' prices after any spot discount, which is the instances'.
+  for (const RackPrice& r : l.s.sim.rack_prices) {
+    for (NodeSpec& n : l.s.world->nodes) {
+      if (n.pool == r.pool) n.price_per_hour += r.per_node_hour;
+    }
+  }
 }
 
 // 12. The scheduler profiles, compiled against the finished World (a profile's args may name
@@ -1042,7 +1063,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2
