@@ -108,8 +108,10 @@ TEST_CASE("report, compare, check and the exports read a run recorded below full
     const std::string page = testing::slurp(html);
     const std::string note = "not recorded: this run used --record " + level;
     // The pending reasons come from events: said to be missing, never an empty chart.
-    CHECK(has(page, note + ": the scheduler&#39;s pending reasons come from the events") ||
-          has(page, note + ": the scheduler's pending reasons come from the events"));
+    const bool reasons_note =
+        has(page, note + ": the scheduler&#39;s pending reasons come from the events") ||
+        has(page, note + ": the scheduler's pending reasons come from the events");
+    CHECK(reasons_note);
     CHECK_FALSE(has(page, "No pod was ever left pending"));
     // The waits come from the pod rows: missing at summary, drawn at pods.
     CHECK(has(page, note + ": the waits come from the pod rows") == (level == "summary"));
@@ -127,7 +129,7 @@ TEST_CASE("report, compare, check and the exports read a run recorded below full
     CHECK_MESSAGE(c.exit_code == 0, c.err);
     const auto k = testing::run_capsim(
         "check --baseline '" + runs.db.at("full") + "' --candidate '" + db + "'", dir);
-    CHECK_MESSAGE(k.exit_code == 0, k.out + k.err);
+    CHECK_MESSAGE(k.exit_code == 0, (k.out + k.err));
 
     // The cost exports need the per-pod charges: refused with the reason (exit 65).
     const auto o = testing::run_capsim(
@@ -161,7 +163,7 @@ TEST_CASE("capsim explain on a run recorded below full says so with exit code 3"
 TEST_CASE("--record takes summary, pods or full, and --explain needs full") {
   testing::ScratchDir dir("record-usage");
   const std::string db = dir.file("x.db");
-  for (const std::string cmd : {"run " + scenario(), std::string("sweep 'none.yaml'")}) {
+  for (const std::string& cmd : {"run " + scenario(), std::string("sweep 'none.yaml'")}) {
     CAPTURE(cmd);
     const auto r = testing::run_capsim(cmd + " -q --record bogus -o '" + db + "'", dir);
     CHECK(r.exit_code == 2);
