@@ -148,6 +148,12 @@ CostAllocation load_cost_allocation(const ReportData& data) {
                       reader.schema_version()));
     }
   }
+  if (data.run.record != RecordLevel::kFull) {
+    throw InputError(InputErrorKind::kInvalid, InputLocation{data.file, 0, 0, "charge"},
+                     fmt::format("{}, which keeps no per-pod charges; re-run the scenario with "
+                                 "--record full to export its cost",
+                                 not_recorded_note(data.run.record)));
+  }
 
   // 1. Nodes.
   std::map<std::string, std::size_t> node_index;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "reports/metric_direction.hpp"
+#include "reports/schema.hpp"
 #include "reports/svg_chart.hpp"
 #include "reports/text/escape.hpp"
 #include "reports/text/number.hpp"
@@ -146,7 +147,25 @@ std::string header(const ReportData& d) {
     std::replace(o.begin(), o.end(), '\n', ' ');
     out += fmt::format(R"(<div class="meta">overrides: <code>{}</code></div>)", html_escape(o));
   }
+  if (r.record != RecordLevel::kFull) {
+    out += fmt::format(
+        R"(<div class="meta">recorded: <b>{}</b> ({}); sections drawn from what it left out say so</div>)",
+        record_level_name(r.record),
+        r.record == RecordLevel::kSummary ? "no pod rows, no events" : "no events");
+    out += "\n";
+  }
   return out;
+}
+
+// The body of a section whose rows the run's --record level left out ("" when they were kept):
+// a plain sentence instead of an empty chart that would read as zero.
+std::string not_recorded_section(const ReportData& d, RecordLevel needs, std::string_view what) {
+  if (d.run.record >= needs) return {};
+  return fmt::format(R"(<p class="lead">{}: {} come from {}, which {} keeps.</p></section>)",
+                     html_escape(not_recorded_note(d.run.record)), what,
+                     needs == RecordLevel::kFull ? "the events" : "the pod rows",
+                     needs == RecordLevel::kFull ? "only --record full" : "--record pods or full") +
+         "\n";
 }
 
 // How each headline metric (MetricDef::headline in sim/metric_catalog.cpp) reads as a card: its
@@ -289,6 +308,10 @@ std::string pending_section(const ReportData& d) {
 
 std::string waits_section(const ReportData& d) {
   std::string out = "<section id=\"waits\"><h2>Wait time by queue</h2>";
+  if (const std::string note = not_recorded_section(d, RecordLevel::kPodRows, "the waits");
+      !note.empty()) {
+    return out + note;
+  }
   out +=
       "<p class=\"lead\">Share of each queue's pods that waited at most a given time (log scale; "
       "pods that never waited sit at the left edge). Pods still pending at the end count with "
@@ -437,6 +460,11 @@ std::string cost_section(const ReportData& d) {
 
 std::string reasons_section(const ReportData& d) {
   std::string out = "<section id=\"reasons\"><h2>Why pods waited</h2>";
+  if (const std::string note =
+          not_recorded_section(d, RecordLevel::kFull, "the scheduler's pending reasons");
+      !note.empty()) {
+    return out + note;
+  }
   if (d.reasons.empty()) {
     out += "<p class=\"lead\">No pod was ever left pending by the scheduler.</p></section>\n";
     return out;
@@ -617,6 +645,11 @@ std::string render_markdown_summary(const ReportData& d) {
     const std::string name(m);
     if (!d.has(name)) continue;
     out += fmt::format("| `{}` | {} |\n", name, figure(d.metric(name)));
+  }
+  if (r.record != RecordLevel::kFull) {
+    out += fmt::format("\nRecorded: `--record {}`: {} not recorded.\n", record_level_name(r.record),
+                       r.record == RecordLevel::kSummary ? "pod rows (queue waits) and events"
+                                                         : "events (pending reasons)");
   }
   if (!d.queues.empty()) {
     out += "\n| queue | pods | wait p95 s | cost USD |\n|---|---:|---:|---:|\n";

@@ -230,7 +230,9 @@ void write_kueue_families(Writer& w, const ReportData& d) {
     }
   }
 
-  // 2. Workload counts and admission waits, replayed up to each sample time.
+  // 2. Workload counts and admission waits, replayed up to each sample time from the events: not
+  // written at all for a run recorded without them (an absent series, not a zero one).
+  if (d.run.record != RecordLevel::kFull) return;
   std::vector<SimTime> times;
   std::set<std::string> queues;
   for (const QueueSampleRow& q : d.queue_samples) {
@@ -498,8 +500,9 @@ std::string render_prometheus(const ReportData& d, double origin, PromFormat for
         w.sample(name, "", s->time, get(*s));
     }
   }
-  if (!d.pool_samples.empty()) {
-    // OOM kills so far, per pool, at each pool sample time (a running count: increase() works).
+  if (!d.pool_samples.empty() && d.run.record == RecordLevel::kFull) {
+    // OOM kills so far, per pool (from the events: absent for a run recorded without them), at each
+    // pool sample time (a running count: increase() works).
     w.family("capsim_oom_kills", "OOM kills of pods on the pool's nodes so far (cumulative).", "");
     for (const std::string& pool : d.pool_names()) {
       std::size_t next = 0;

@@ -42,6 +42,8 @@ RunRow read_run_row(const Statement& st) {
   row.wall_seconds = st.column_double(9);
   row.overrides = st.column_text(10);
   row.started_at = st.column_text(11);
+  // NULL in files before schema 5, which kept everything.
+  row.record = record_level_from_name(st.column_text(12)).value_or(RecordLevel::kFull);
   return row;
 }
 
@@ -126,9 +128,13 @@ auto RunReader::guarded(Body&& body) const {
   }
 }
 
+std::string RunReader::run_columns() const {
+  return fmt::format("{}, {}", kRunColumns, schema_version_ >= 5 ? "record" : "NULL");
+}
+
 std::vector<RunRow> RunReader::runs() const {
   return guarded([&] {
-    Statement st = db_.prepare(fmt::format("SELECT {} FROM run ORDER BY run_id", kRunColumns));
+    Statement st = db_.prepare(fmt::format("SELECT {} FROM run ORDER BY run_id", run_columns()));
     std::vector<RunRow> rows;
     while (st.step())
       rows.push_back(read_run_row(st));
@@ -138,7 +144,7 @@ std::vector<RunRow> RunReader::runs() const {
 
 std::optional<RunRow> RunReader::run(std::int64_t run_id) const {
   return guarded([&]() -> std::optional<RunRow> {
-    Statement st = db_.prepare(fmt::format("SELECT {} FROM run WHERE run_id = ?1", kRunColumns));
+    Statement st = db_.prepare(fmt::format("SELECT {} FROM run WHERE run_id = ?1", run_columns()));
     st.bind_int64(1, run_id);
     if (!st.step()) return std::nullopt;
     return read_run_row(st);
@@ -219,6 +225,10 @@ std::vector<PoolSampleRecord> RunReader::pool_samples(std::int64_t run_id) const
     }
     return out;
   });
+}
+
+std::string not_recorded_note(RecordLevel level) {
+  return fmt::format("not recorded: this run used --record {}", record_level_name(level));
 }
 
 }  // namespace capsim

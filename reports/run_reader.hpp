@@ -30,7 +30,13 @@ struct RunRow {
   double wall_seconds = 0;
   std::string overrides;
   std::string started_at;  // UTC, ISO-8601
+  // What the run kept (`--record`); kFull for files before schema 5.
+  RecordLevel record = RecordLevel::kFull;
 };
+
+// "not recorded: this run used --record LEVEL": what a reader says where the run's level left the
+// rows out.
+std::string not_recorded_note(RecordLevel level);
 
 class RunReader {
  public:
@@ -67,6 +73,7 @@ class RunReader {
 
  private:
   [[noreturn]] void invalid(const std::string& message) const;
+  std::string run_columns() const;
   template <typename Body>
   auto guarded(Body&& body) const;
 

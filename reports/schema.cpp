@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS run (
   sim_seconds     REAL NOT NULL,
   wall_seconds    REAL NOT NULL,
   overrides       TEXT,
-  started_at      TEXT NOT NULL
+  started_at      TEXT NOT NULL,
+  record          TEXT
 );
 
 CREATE TABLE IF NOT EXISTS node (
@@ -188,6 +189,25 @@ std::string_view sharing_name(GpuSharing sharing) {
       return "share";
   }
   return "unknown";
+}
+
+std::string_view record_level_name(RecordLevel level) {
+  switch (level) {
+    case RecordLevel::kSummary:
+      return "summary";
+    case RecordLevel::kPodRows:
+      return "pods";
+    case RecordLevel::kFull:
+      return "full";
+  }
+  return "full";
+}
+
+std::optional<RecordLevel> record_level_from_name(std::string_view name) {
+  for (RecordLevel level : {RecordLevel::kSummary, RecordLevel::kPodRows, RecordLevel::kFull}) {
+    if (record_level_name(level) == name) return level;
+  }
+  return std::nullopt;
 }
 
 }  // namespace capsim

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "sim/node.hpp"
+#include "sim/recorder.hpp"
 
 namespace capsim {
 
@@ -20,7 +21,9 @@ class SqliteDb;
 // 3: the pod table's topology_span and topology_slowdown; version 2 files lack them.
 // 4: the `pending_reason` table (every unschedulable cycle's reason counts) and the explain_*
 // tables (`capsim run --explain`); older files lack them.
-inline constexpr std::int64_t kSchemaVersion = 4;
+// 5: the run table's `record` (summary, pods or full: what the run kept); older files lack it and
+// hold everything.
+inline constexpr std::int64_t kSchemaVersion = 5;
 // Written to SQLite's header (PRAGMA application_id) so `file` and other tools can tell a capsim
 // report from any other SQLite file: the ASCII bytes "CAPS".
 inline constexpr std::int32_t kReportApplicationId = 0x43415053;
@@ -46,5 +49,12 @@ bool is_empty_database(SqliteDb& db);
 
 // "none", "mig", "time-slicing", "mps", "share": the values of node.sharing.
 std::string_view sharing_name(GpuSharing sharing);
+
+// "summary", "pods", "full": the values of run.record and of `--record`.
+std::string_view record_level_name(RecordLevel level);
+// The level of that name; nullopt for any other text.
+std::optional<RecordLevel> record_level_from_name(std::string_view name);
+// The valid names, comma-separated, for messages: "summary, pods, full".
+inline constexpr std::string_view kRecordLevelNames = "summary, pods, full";
 
 }  // namespace capsim

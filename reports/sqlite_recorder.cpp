@@ -253,8 +253,8 @@ void SqliteRecorder::begin_run(const RunInfo& info, const World& world) {
     {
       Statement run = db_.prepare(
           "INSERT INTO run (run_id, scenario, scenario_path, scenario_sha256, seed, profile, "
-          "capsim_version, status, sim_seconds, wall_seconds, overrides, started_at) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 0, 0, ?8, ?9)");
+          "capsim_version, status, sim_seconds, wall_seconds, overrides, started_at, record) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 0, 0, ?8, ?9, ?10)");
       run.bind_int64(1, run_id_);
       run.bind_text(2, info.scenario);
       run.bind_text_or_null(3, info.scenario_path);
@@ -265,6 +265,7 @@ void SqliteRecorder::begin_run(const RunInfo& info, const World& world) {
       run.bind_text(7, info.capsim_version);
       run.bind_text_or_null(8, info.overrides);
       run.bind_text(9, utc_now_iso8601());
+      run.bind_text(10, record_level_name(options_.level));
       run.execute();
     }
     {
@@ -337,6 +338,7 @@ void SqliteRecorder::row_written() {
 
 void SqliteRecorder::record_event(const EventRecord& e) {
   CAPSIM_CHECK(state_ == State::kRunning, "events are recorded between begin_run and end_run");
+  if (options_.level != RecordLevel::kFull) return;
   const std::string_view pod = pod_name(e.pod);
   const std::string_view node = node_name(e.node);
   guarded("cannot write an event", [&] {
@@ -385,6 +387,7 @@ void SqliteRecorder::record_queue_sample(const QueueSampleRow& q) {
 
 void SqliteRecorder::record_charge(const ChargeRecord& c) {
   CAPSIM_CHECK(state_ == State::kRunning, "charges are recorded between begin_run and end_run");
+  if (options_.level != RecordLevel::kFull) return;
   ChargeRow row;
   row.kind = std::string(c.kind);
   row.pod = std::string(pod_name(c.pod));
@@ -407,6 +410,7 @@ void SqliteRecorder::record_charge(const ChargeRecord& c) {
 void SqliteRecorder::record_pending_reason(const PendingReasonRecord& r) {
   CAPSIM_CHECK(state_ == State::kRunning,
                "pending reasons are recorded between begin_run and end_run");
+  if (options_.level != RecordLevel::kFull) return;
   PendingReasonRow row{r.time,
                        std::string(pod_name(r.pod)),
                        r.attempt,
@@ -425,6 +429,7 @@ void SqliteRecorder::record_pending_reason(const PendingReasonRecord& r) {
 void SqliteRecorder::record_explain(const ExplainRecord& e) {
   CAPSIM_CHECK(state_ == State::kRunning,
                "explained cycles are recorded between begin_run and end_run");
+  if (options_.level != RecordLevel::kFull) return;
   const std::string pod(pod_name(e.pod));
   const std::int64_t attempt = e.attempt;
   auto write = [&]<typename Row, std::size_t N>(Statement& st, const Column<Row>(&columns)[N],
@@ -497,8 +502,9 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
     }
   }
   guarded("cannot finish the report", [&] {
-    // 1. Pods, in the order given, inside the open batch transaction.
-    {
+    // 1. Pods, in the order given, inside the open batch transaction; none at kSummary.
+    const bool with_pods = options_.level != RecordLevel::kSummary;
+    if (with_pods) {
       Statement pod = db_.prepare(
           "INSERT INTO pod (run_id, pod, job, queue, priority, submit_s, start_s, end_s, status, "
           "node, devices, gpu_request, attempts, wait_s, topology_span, topology_slowdown) "
@@ -541,7 +547,7 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
       }
     }
     // 1b. DRA: each pod's claims and their devices.
-    {
+    if (with_pods) {
       Statement claim = db_.prepare(
           "INSERT INTO pod_claim (run_id, pod, claim, resource_claim, template, node, request, "
           "device, driver, pool, gpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");

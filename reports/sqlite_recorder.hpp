@@ -35,6 +35,9 @@ class ReportWriteError : public std::runtime_error {
 struct SqliteRecorderOptions {
   bool append = false;              // keep OUT's runs and add this one with the next run_id
   std::size_t batch_rows = 10'000;  // event/sample rows per transaction
+  // What the file keeps (`--record`): rows of a kind the level leaves out are dropped as they
+  // come, and the level is written to run.record.
+  RecordLevel level = RecordLevel::kFull;
 };
 
 // One row of the queue_sample table (defined with the Recorder interface).
@@ -52,9 +55,13 @@ class SqliteRecorder final : public Recorder {
   SqliteRecorder(const SqliteRecorder&) = delete;
   SqliteRecorder& operator=(const SqliteRecorder&) = delete;
 
+  RecordLevel level() const override { return options_.level; }
+
   // Inserts the run row (status 'running') and the node rows. Call once.
   void begin_run(const RunInfo& info, const World& world) override;
-  // Buffered; written in transactions of `batch_rows` rows. seq counts events from 0 per run.
+  // Written as they come, in transactions of `batch_rows` rows (nothing is held in memory). seq
+  // counts events from 0 per run. Events, charges, pending reasons and explained cycles are
+  // dropped below RecordLevel::kFull.
   void record_event(const EventRecord& e) override;
   void record_sample(const SampleRecord& s) override;
   void record_queue_sample(const QueueSampleRow& q) override;
@@ -62,8 +69,8 @@ class SqliteRecorder final : public Recorder {
   void record_charge(const ChargeRecord& c) override;
   void record_pending_reason(const PendingReasonRecord& r) override;
   void record_explain(const ExplainRecord& e) override;
-  // Writes pods and summary, sets status/sim_seconds/wall_seconds from `info`, and renames the
-  // temporary file onto OUT. Summary metric names must be unique.
+  // Writes pods (from RecordLevel::kPodRows up) and summary, sets status/sim_seconds/wall_seconds
+  // from `info`, and renames the temporary file onto OUT. Summary metric names must be unique.
   void end_run(const RunInfo& info, const std::vector<PodRecord>& pods,
                const Summary& summary) override;
   // Discards the run: closes and deletes the temporary file. OUT is not touched. Idempotent.

@@ -69,7 +69,13 @@ const DeviceCharge& DeviceCharge::standard() {
 
 CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const DeviceCharge& charge,
                        Recorder* recorder)
-    : cluster_(&cluster), energy_(energy), charge_(&charge), recorder_(recorder) {
+    : cluster_(&cluster),
+      energy_(energy),
+      charge_(&charge),
+      // A recorder that keeps no charge rows (`--record` below full) is as none: the stretches'
+      // payers are then never tracked, and the totals come out the same.
+      recorder_(recorder != nullptr && recorder->level() == RecordLevel::kFull ? recorder
+                                                                               : nullptr) {
   CAPSIM_CHECK(energy_.pue >= 1.0 && energy_.price_per_kwh >= 0,
                "energy pricing needs PUE >= 1 and a non-negative price");
   queue_names_.push_back("");

@@ -206,9 +206,17 @@ struct PodRecord {
 
 using Summary = std::vector<std::pair<std::string, double>>;
 
+// How much of a run a Recorder keeps (`capsim run --record`, docs/report-schema.md): kSummary the
+// run, node, sample (pool, queue) and summary rows; kPodRows those and the pod rows (with their
+// claims); kFull everything (events, charges, pending reasons, explained cycles).
+enum class RecordLevel { kSummary, kPodRows, kFull };
+
 class Recorder {
  public:
   virtual ~Recorder() = default;
+  // What this recorder keeps. Producers may skip making rows it would drop (the cost ledger makes
+  // no charge rows below kFull); the run itself and its summary never depend on it.
+  virtual RecordLevel level() const { return RecordLevel::kFull; }
   virtual void begin_run(const RunInfo& info, const World& world) = 0;
   virtual void record_event(const EventRecord& e) = 0;
   virtual void record_sample(const SampleRecord& s) = 0;

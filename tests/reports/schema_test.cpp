@@ -15,11 +15,11 @@ using namespace capsim;
 
 TEST_CASE(
     "the schema made from the column lists is, byte for byte, version 1's plus version 2's "
-    "tables, version 3's pod columns and version 4's tables") {
+    "tables, version 3's pod columns, version 4's tables and version 5's run column") {
   // reports/schema.cpp's DDL before the sample tables were made from column lists, with the
   // tables version 2 added (charge, queue_quota, local_queue) after queue_sample, the pod
   // table's topology columns of version 3, and version 4's (pending_reason, explain_*) after
-  // version 2's tables.
+  // version 2's tables; version 5's run.record.
   const std::string before = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS run (
   sim_seconds     REAL NOT NULL,
   wall_seconds    REAL NOT NULL,
   overrides       TEXT,
-  started_at      TEXT NOT NULL
+  started_at      TEXT NOT NULL,
+  record          TEXT
 );
 
 CREATE TABLE IF NOT EXISTS node (

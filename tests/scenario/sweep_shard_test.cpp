@@ -78,9 +78,12 @@ TEST_SUITE("scenario") {
     write_file(dir.file("s.yaml"), sweep_yaml());
     const std::string s = "'" + dir.file("s.yaml") + "'";
 
-    auto r1 = run_capsim("sweep " + s + " -j1 -q -o '" + dir.file("whole1.db") + "'", dir);
+    // --record full: the whole runs (events too) must not depend on -j or sharding.
+    auto r1 =
+        run_capsim("sweep " + s + " -j1 -q --record full -o '" + dir.file("whole1.db") + "'", dir);
     REQUIRE_MESSAGE(r1.exit_code == 0, r1.err);
-    auto r2 = run_capsim("sweep " + s + " -j2 -q -o '" + dir.file("whole2.db") + "'", dir);
+    auto r2 =
+        run_capsim("sweep " + s + " -j2 -q --record full -o '" + dir.file("whole2.db") + "'", dir);
     REQUIRE_MESSAGE(r2.exit_code == 0, r2.err);
     std::string merge = "merge '" + dir.file("merged.db") + "'";
     for (int i = 0; i < 4; ++i) {
@@ -90,7 +93,7 @@ TEST_SUITE("scenario") {
       if (i == 1) env = "JOB_COMPLETION_INDEX=1 ", how = "--shard-count 4";
       if (i == 2) env = "SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=4 ", how = "";
       const std::string cmd = env + "'" + std::string(CAPSIM_BINARY) + "' sweep " + s + " " + how +
-                              " -j2 -q -o '" + shard + "' > /dev/null 2> '" +
+                              " -j2 -q --record full -o '" + shard + "' > /dev/null 2> '" +
                               dir.file("shard-err") + "'";
       const int st = std::system(cmd.c_str());
       REQUIRE_MESSAGE(st == 0, slurp(dir.file("shard-err")));

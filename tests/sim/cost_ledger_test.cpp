@@ -88,6 +88,7 @@ class ChargeKeeper final : public Recorder {
     kinds.push_back(std::string(c.kind));
   }
   void end_run(const RunInfo&, const std::vector<PodRecord>&, const Summary&) override {}
+  RecordLevel level() const override { return keeps; }
 
   // Sum of `field` over the rows of `kind` (and `pod`, unless kNoPod).
   double sum(double ChargeRecord::*field, const std::string& kind, PodId pod = kNoPod) const {
@@ -103,7 +104,8 @@ class ChargeKeeper final : public Recorder {
   }
 
   std::vector<ChargeRecord> rows;
-  std::vector<std::string> kinds;  // rows[i].kind, owned
+  std::vector<std::string> kinds;          // rows[i].kind, owned
+  RecordLevel keeps = RecordLevel::kFull;  // what it says it keeps (`--record`)
 };
 
 }  // namespace
@@ -329,4 +331,52 @@ TEST_CASE("pool samples add up per pool and rates survive a recount") {
   b.unbind(kHour, x);
   b.ledger->check_rates();
   CHECK(b.ledger->pool_samples(kHour, {})[0].gpus_allocated == doctest::Approx(0));
+}
+
+TEST_CASE("a recorder that keeps no charge rows is never sent one, and the totals are the same") {
+  // The first test's books (a and b share a GPU, e holds a CPU node), kept at each level: below
+  // full the ledger tracks no payers and emits nothing; its totals and queue costs do not move.
+  struct Kept {
+    std::size_t rows = 0;
+    CostTotals totals;
+    std::map<std::string, QueueCost> queues;
+  };
+  auto run = [](RecordLevel level) {
+    ChargeKeeper keep;
+    keep.keeps = level;
+    Books b;
+    const NodeId g = b.tw.node("g").cpu("8").memory("64Gi").gpus(1, "G").add();
+    const NodeId c = b.tw.node("c").cpu("16").memory("64Gi").add();
+    b.tw.world().nodes[c].price_per_hour = 1.0;
+    const PodId a = b.tw.pod("a").cpu("2").memory("4Gi").gpu_milli(500).util(0.6).add();
+    const PodId p = b.tw.pod("b").cpu("1").memory("2Gi").gpu_milli(500).util(0.2).add();
+    const PodId e = b.tw.pod("e").cpu("4").memory("8Gi").queue("etl").add();
+    b.open(EnergyPricing{0.10, 1.5}, DeviceCharge::standard(), &keep);
+    b.bind(0, a, g, {}, 0);
+    b.bind(0, p, g, {}, 0);
+    b.bind(0, e, c, {});
+    b.unbind(kHour, a);
+    b.unbind(2 * kHour, p);
+    b.unbind(2 * kHour, e);
+    b.ledger->advance(3 * kHour);
+    b.ledger->finish();
+    return Kept{keep.rows.size(), b.ledger->totals(), b.queues()};
+  };
+  const Kept full = run(RecordLevel::kFull);
+  REQUIRE(full.rows > 0);
+  for (RecordLevel level : {RecordLevel::kSummary, RecordLevel::kPodRows}) {
+    const Kept k = run(level);
+    CHECK(k.rows == 0);
+    CHECK(k.totals.hardware == full.totals.hardware);
+    CHECK(k.totals.energy == full.totals.energy);
+    CHECK(k.totals.allocated == full.totals.allocated);
+    CHECK(k.totals.stranded == full.totals.stranded);
+    CHECK(k.totals.unqueued == full.totals.unqueued);
+    CHECK(k.totals.gpu_kwh == full.totals.gpu_kwh);
+    REQUIRE(k.queues.size() == full.queues.size());
+    for (const auto& [name, q] : full.queues) {
+      CHECK(k.queues.at(name).cost == q.cost);
+      CHECK(k.queues.at(name).gpu_seconds == q.gpu_seconds);
+    }
+  }
 }

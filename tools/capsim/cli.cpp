@@ -5,7 +5,9 @@
 
 #include <boost/program_options/errors.hpp>
 #include <iostream>
+#include <optional>
 
+#include "reports/schema.hpp"
 #include "reports/sqlite_db.hpp"
 #include "reports/sqlite_recorder.hpp"
 #include "reports/text/json.hpp"
@@ -70,6 +72,15 @@ std::uint64_t parse_seed(const std::string& text) {
     v = v * 10 + d;
   }
   return v;
+}
+
+RecordLevel parse_record_level(const std::string& text) {
+  const std::optional<RecordLevel> level = record_level_from_name(text);
+  if (!level) {
+    throw UsageError(
+        fmt::format("--record '{}': not a recording level (valid: {})", text, kRecordLevelNames));
+  }
+  return *level;
 }
 
 bool stderr_is_tty() {

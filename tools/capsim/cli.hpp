@@ -9,12 +9,17 @@
 #include <string>
 #include <vector>
 
+namespace capsim {
+enum class RecordLevel;  // sim/recorder.hpp
+}  // namespace capsim
+
 namespace capsim::cli {
 
 enum ExitCode : int {
   kOk = 0,
   kRegression = 1,     // `check` found a regression
   kUsage = 2,          // bad command line
+  kNotRecorded = 3,    // `explain`: the run was recorded below --record full (no explained cycles)
   kDataError = 65,     // invalid input data
   kNoInput = 66,       // an input file is missing
   kInternal = 70,      // internal error / invariant violated
@@ -34,6 +39,10 @@ struct UsageError : std::runtime_error {
 // The value of --seed: a whole number from 0 to 2^64-1, digits only (program_options would
 // wrap "-1" round to 2^64-1). Anything else is InputError (exit 65) located at "--seed".
 std::uint64_t parse_seed(const std::string& text);
+
+// The value of --record: summary, pods or full. Anything else is a UsageError (exit 2) that lists
+// the valid values.
+RecordLevel parse_record_level(const std::string& text);
 
 bool stderr_is_tty();
 // `s` JSON-escaped, without the quotes (reports/text/json.hpp's json_quote).

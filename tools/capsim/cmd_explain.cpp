@@ -351,6 +351,15 @@ int cmd_explain(const std::vector<std::string>& args) {
                       "explained cycles; re-run the scenario with capsim run --explain {}",
                       reader.schema_version(), pod_arg));
     }
+    if (const RecordLevel level = reader.run(run_id)->record; level != RecordLevel::kFull) {
+      // A valid file without the rows asked for: its own exit code, so a script can tell it from
+      // a damaged file (65) and re-run the scenario.
+      std::cerr << fmt::format(
+          "capsim explain: {}: run {}: {}, which keeps no scheduling cycles; re-run the scenario "
+          "with capsim run SCENARIO --record full --explain {}\n",
+          db, run_id, not_recorded_note(level), pod_arg);
+      return kNotRecorded;
+    }
     // The report names pods by name; a namespace/ prefix is checked against the explained rows.
     const std::size_t slash = pod_arg.find('/');
     const std::string pod = slash == std::string::npos ? pod_arg : pod_arg.substr(slash + 1);

@@ -115,7 +115,7 @@ int cmd_run(const std::vector<std::string>& args) {
     po::options_description opts("Usage: capsim run SCENARIO.yaml [options]\n\nOptions");
     std::string scenario, out, profile, data_dir;
     std::vector<std::string> sets, explain;
-    std::string seed_text;
+    std::string seed_text, record = "full";
     opts.add_options()("help,h", "show this help")(
         "output,o", po::value(&out),
         "report file (default: <scenario name>.db in the current directory)")(
@@ -132,7 +132,11 @@ int cmd_run(const std::vector<std::string>& args) {
         "explain", po::value(&explain)->composing(),
         "record every scheduling cycle of the pods matching GLOB in full (every plugin on every "
         "node, preemption candidates) for `capsim explain`: NAME or NAMESPACE/NAME, '*' and '?' "
-        "wildcards; repeatable, or a comma-separated list");
+        "wildcards; repeatable, or a comma-separated list")(
+        "record", po::value(&record),
+        "how much of the run the report keeps: summary (run, nodes, samples, summary), pods "
+        "(also the pod rows) or full (also events, charges, pending reasons, explained cycles; "
+        "the default)");
     const po::variables_map vm =
         parse_command_line(opts, args, {{"scenario", po::value(&scenario), 1}});
     if (vm.count("help")) {
@@ -140,6 +144,12 @@ int cmd_run(const std::vector<std::string>& args) {
       return kOk;
     }
     if (scenario.empty()) throw UsageError("a scenario file is required");
+    const RecordLevel level = parse_record_level(record);
+    if (!explain.empty() && level != RecordLevel::kFull) {
+      throw UsageError(fmt::format(
+          "--explain records explained cycles, which --record {} leaves out; use --record full",
+          record));
+    }
 
     const StopSignals stop_signals;
     LoadOptions lo;
@@ -166,6 +176,7 @@ int cmd_run(const std::vector<std::string>& args) {
 
     SqliteRecorderOptions ro;
     ro.append = vm.count("append") > 0;
+    ro.level = level;
     SqliteRecorder recorder(out, ro);
 
     ProgressBar bar(!quiet && stderr_is_tty());

@@ -37,7 +37,7 @@ int default_jobs() {
 int cmd_sweep(const std::vector<std::string>& args) {
   return guarded("sweep", [&]() -> int {
     po::options_description opts("Usage: capsim sweep SWEEP.yaml [options]\n\nOptions");
-    std::string file, out, shard_text, data_dir;
+    std::string file, out, shard_text, data_dir, record = "summary";
     int jobs = 0;
     std::int64_t shard_count = 0;
     opts.add_options()("help,h", "show this help")(
@@ -51,6 +51,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
         "completions)")("data-dir", po::value(&data_dir),
                         "what {data_dir} in scenario paths expands to")(
         "list", "print the variants (index, shard, axis values) and exit")(
+        "record", po::value(&record),
+        "how much of each variant's run the sweep file keeps: summary (the default: run, nodes, "
+        "samples, summary), pods (also the pod rows) or full (everything `capsim run` keeps)")(
         "force", "lift the soft limits (docs/cli.md#limits): variants, nodes, samples, rows")(
         "quiet,q", "no progress on stderr");
     const po::variables_map vm = parse_command_line(opts, args, {{"file", po::value(&file), 1}});
@@ -63,6 +66,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       return kOk;
     }
     if (file.empty()) throw UsageError("a sweep file is required");
+    const RecordLevel level = parse_record_level(record);
     if (vm.count("jobs") && jobs < 1) throw UsageError("-j must be at least 1");
     if (!vm.count("jobs")) jobs = default_jobs();
     if (vm.count("shard-count") && shard_count < 1) {
@@ -118,6 +122,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     ro.jobs = jobs;
     ro.force = vm.count("force") > 0;
     ro.record_dir = scratch.path();
+    ro.record = level;
     ro.on_done = [&](std::size_t done, std::size_t total, const VariantResult& r) {
       if (quiet) return;
       const std::string line =

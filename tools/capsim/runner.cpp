@@ -61,9 +61,11 @@ void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& ou
   out.info.overrides = s.overrides_text;
 
   // Pending reasons and --explain: a CycleRecorder told of the scheduler's cycles. Without it
-  // (inspection, or neither asked for) a cycle pays one branch.
+  // (inspection, neither asked for, or a recorder that keeps neither: --record below full) a
+  // cycle pays one branch.
   std::optional<fw::CycleRecorder> cycles;
-  if (observe && (req.pending_reasons || !req.explain.empty()))
+  const bool keeps_cycles = recorder.level() == RecordLevel::kFull;
+  if (observe && keeps_cycles && (req.pending_reasons || !req.explain.empty()))
     cycles.emplace(recorder, framework, reasons, req.explain);
   Simulation sim(*s.world, framework, reasons, recorder, config, models,
                  RunObservers{req.progress, req.should_stop, cycles ? &*cycles : nullptr});

@@ -22,7 +22,7 @@ struct RunRequest {
   // (capsim run --explain; the explain_* tables). Empty: none.
   std::vector<std::string> explain;
   // Record each unschedulable cycle's reason counts (the pending_reason table); run_scenario
-  // only.
+  // only. Neither these nor `explain` are produced for a recorder below RecordLevel::kFull.
   bool pending_reasons = true;
 };
 

@@ -106,7 +106,9 @@ std::vector<VariantResult> run_variants(const StudyBase& base,
       RunOutcome o;
       if (options.record_dir) {
         r.file = *options.record_dir / fmt::format("v{}.db", v.index);
-        SqliteRecorder rec(r.file);
+        SqliteRecorderOptions recorder_options;
+        recorder_options.level = options.record;
+        SqliteRecorder rec(r.file, recorder_options);
         o = run_scenario(s, req, rec);
       } else {
         NullRecorder rec;

@@ -48,6 +48,7 @@ struct RunVariantsOptions {
   bool force = false;  // --force: each variant's load lifts the soft limits (LoadOptions::force)
   // When set, each variant's run is recorded into DIR/v<index>.db; otherwise nothing is written.
   std::optional<std::filesystem::path> record_dir;
+  RecordLevel record = RecordLevel::kFull;  // what each recorded run keeps (`--record`)
   // Called on the calling thread's behalf from workers, serialised: (done, total, result).
   std::function<void(std::size_t, std::size_t, const VariantResult&)> on_done;
 };
