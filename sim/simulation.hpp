@@ -52,11 +52,11 @@ struct RunConfig {
   std::uint64_t seed = 0;
   SimTime horizon = kEndOfTime;  // stop here; pods still running or pending are reported so
   SimDuration sample_interval = kMinute;
-  bool paranoid = false;          // check every invariant after every event
-  EnergyPricing energy;           // energy price and PUE for cost attribution
-  FailureConfig failures;         // node and GPU failures (none by default)
-  MaintenanceConfig maintenance;  // maintenance windows: cordon, drain, work (none by default)
-  SpotConfig spot;                // spot pools and their reclaims (none by default)
+  bool paranoid = false;               // check every invariant after every event
+  EnergyPricing energy;                // energy price and PUE for cost attribution
+  FailureConfig failures;              // node and GPU failures (none by default)
+  MaintenanceConfig maintenance;       // maintenance windows: cordon, drain, work (none by default)
+  SpotConfig spot;                     // spot pools and their reclaims (none by default)
   std::vector<RackPrice> rack_prices;  // pools whose racks have their own price
 };
 
@@ -201,6 +201,11 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void scale_up(SimTime now);
   void scale_down(SimTime now);
   void add_autoscaling_summary(Summary& summary, SimTime end);
+  // node_hours and pool.<p>.node_hours, and the allocation and utilisation ratios (overall and
+  // per sharing mode) over the fleet that existed: `fleet_gpu_seconds` and `mode_gpu_seconds` are
+  // its integrals, which replace the end's fleet times the run. Runs whose fleet changes size.
+  void put_fleet_summary(Summary& summary, double fleet_gpu_seconds,
+                         const std::array<double, kGpuSharingModes>& mode_gpu_seconds);
   // cost_racks_usd: the racks' shares of the nodes' prices over the node-hours billed.
   void add_rack_cost(Summary& summary) const;
   void check_autoscaling(SimTime now) const;

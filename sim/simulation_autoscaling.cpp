@@ -112,6 +112,40 @@ void Simulation::scale_down(SimTime now) {
   }
 }
 
+void Simulation::put_fleet_summary(Summary& summary, double fleet_gpu_seconds,
+                                   const std::array<double, kGpuSharingModes>& mode_gpu_seconds) {
+  auto put = [&](std::string k, double v) { put_metric(summary, std::move(k), v); };
+  const std::vector<double> hours = ledger_.pool_node_hours();
+  double total = 0;
+  for (std::size_t p = 0; p < hours.size(); ++p) {
+    total += hours[p];
+    if (!ledger_.pools()[p].empty())
+      put(fmt::format("pool.{}.node_hours", ledger_.pools()[p]), hours[p]);
+  }
+  put("node_hours", total);
+  // The allocation and utilisation ratios are over the GPUs that existed when (the fleet's
+  // integral), not over the end's fleet times the run.
+  auto value = [&](const std::string& k) -> double* {
+    for (auto& [name, v] : summary) {
+      if (name == k) return &v;
+    }
+    return nullptr;
+  };
+  auto ratio = [&](const std::string& ratio_name, const std::string& hours_name, double seconds) {
+    double* r = value(ratio_name);
+    const double* h = value(hours_name);
+    if (r != nullptr && h != nullptr) *r = seconds > 0 ? *h * 3600.0 / seconds : 0.0;
+  };
+  ratio("gpu_allocation_ratio_mean", "gpu_hours_allocated", fleet_gpu_seconds);
+  ratio("gpu_utilization_ratio_mean", "gpu_hours_busy", fleet_gpu_seconds);
+  static constexpr std::array<const char*, kGpuSharingModes> kModes = {
+      "none", "mig", "time-slicing", "mps", "share"};
+  for (std::size_t m = 0; m < kGpuSharingModes; ++m) {
+    ratio(fmt::format("sharing.{}.allocation_ratio_mean", kModes[m]),
+          fmt::format("sharing.{}.gpu_hours_allocated", kModes[m]), mode_gpu_seconds[m]);
+  }
+}
+
 void Simulation::add_autoscaling_summary(Summary& summary, SimTime end) {
   auto put = [&](std::string k, double v) { put_metric(summary, std::move(k), v); };
   Autoscaler::Books& b = autoscaler_->books;
@@ -127,36 +161,8 @@ void Simulation::add_autoscaling_summary(Summary& summary, SimTime end) {
   put("nodes_added", static_cast<double>(b.nodes_added));
   put("nodes_removed", static_cast<double>(b.nodes_removed));
   put("pending_seconds_due_to_provisioning", waiting);
-  const std::vector<double> hours = ledger_.pool_node_hours();
-  double total = 0;
-  for (std::size_t p = 0; p < hours.size(); ++p) {
-    total += hours[p];
-    if (!ledger_.pools()[p].empty())
-      put(fmt::format("pool.{}.node_hours", ledger_.pools()[p]), hours[p]);
-  }
-  put("node_hours", total);
-  // The allocation and utilisation ratios are over the GPUs that existed when (the fleet's
-  // integral), not over the end's fleet times the run.
   b.advance_fleet(end, cluster_.totals());
-  auto value = [&](const std::string& k) -> double* {
-    for (auto& [name, v] : summary) {
-      if (name == k) return &v;
-    }
-    return nullptr;
-  };
-  auto ratio = [&](const std::string& ratio_name, const std::string& hours_name, double seconds) {
-    double* r = value(ratio_name);
-    const double* h = value(hours_name);
-    if (r != nullptr && h != nullptr) *r = seconds > 0 ? *h * 3600.0 / seconds : 0.0;
-  };
-  ratio("gpu_allocation_ratio_mean", "gpu_hours_allocated", b.fleet_gpu_seconds);
-  ratio("gpu_utilization_ratio_mean", "gpu_hours_busy", b.fleet_gpu_seconds);
-  static constexpr std::array<const char*, kGpuSharingModes> kModes = {
-      "none", "mig", "time-slicing", "mps", "share"};
-  for (std::size_t m = 0; m < kGpuSharingModes; ++m) {
-    ratio(fmt::format("sharing.{}.allocation_ratio_mean", kModes[m]),
-          fmt::format("sharing.{}.gpu_hours_allocated", kModes[m]), b.fleet_mode_gpu_seconds[m]);
-  }
+  put_fleet_summary(summary, b.fleet_gpu_seconds, b.fleet_mode_gpu_seconds);
   check_autoscaling(end);
 }
 

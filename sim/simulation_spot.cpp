@@ -210,39 +210,12 @@ void Simulation::add_spot_summary(Summary& summary, SimTime end) {
     put("pods_interrupted", static_cast<double>(interrupted));
   }
   if (autoscaling_on_) return;  // its summary gives node-hours and the fleet's ratios
-  const std::vector<double> hours = ledger_.pool_node_hours();
-  double total = 0;
-  for (std::size_t p = 0; p < hours.size(); ++p) {
-    total += hours[p];
-    if (!ledger_.pools()[p].empty())
-      put(fmt::format("pool.{}.node_hours", ledger_.pools()[p]), hours[p]);
-  }
-  put("node_hours", total);
-  // The allocation and utilisation ratios are over the GPUs that existed when (the fleet's
-  // integral), not over the end's fleet times the run.
   const double dt = to_seconds(end - spot_fleet_last_);
   const ClusterTotals& t = cluster_.totals();
-  const double fleet = spot_fleet_gpu_seconds_ + t.gpus_total * dt;
-  auto value = [&](const std::string& k) -> double* {
-    for (auto& [name, v] : summary) {
-      if (name == k) return &v;
-    }
-    return nullptr;
-  };
-  auto ratio = [&](const std::string& ratio_name, const std::string& hours_name, double seconds) {
-    double* r = value(ratio_name);
-    const double* h = value(hours_name);
-    if (r != nullptr && h != nullptr) *r = seconds > 0 ? *h * 3600.0 / seconds : 0.0;
-  };
-  ratio("gpu_allocation_ratio_mean", "gpu_hours_allocated", fleet);
-  ratio("gpu_utilization_ratio_mean", "gpu_hours_busy", fleet);
-  static constexpr std::array<const char*, kGpuSharingModes> kModes = {
-      "none", "mig", "time-slicing", "mps", "share"};
-  for (std::size_t m = 0; m < kGpuSharingModes; ++m) {
-    ratio(fmt::format("sharing.{}.allocation_ratio_mean", kModes[m]),
-          fmt::format("sharing.{}.gpu_hours_allocated", kModes[m]),
-          spot_fleet_mode_gpu_seconds_[m] + t.mode_gpus[m] * dt);
-  }
+  std::array<double, kGpuSharingModes> modes{};
+  for (std::size_t m = 0; m < kGpuSharingModes; ++m)
+    modes[m] = spot_fleet_mode_gpu_seconds_[m] + t.mode_gpus[m] * dt;
+  put_fleet_summary(summary, spot_fleet_gpu_seconds_ + t.gpus_total * dt, modes);
 }
 
 void Simulation::check_spot_invariants() const {
