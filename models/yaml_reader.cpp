@@ -245,13 +245,66 @@ std::vector<YamlNode> YamlNode::load_all_string(const std::string& text, const s
   return out;
 }
 
+void YamlNode::for_each_document(const std::string& text, const std::string& name,
+                                 const std::function<void(const YamlNode&)>& fn) {
+  check_text_bytes(text, name);
+  // Documents begin at "---" lines (a marker YAML forbids inside any scalar, so the split is
+  // exact). A directive ("%YAML") belongs to the document after it; such rare files are parsed
+  // whole.
+  std::vector<std::size_t> starts{0};
+  std::vector<int> start_lines{0};
+  int line = 0;
+  bool directive = false;
+  for (std::size_t at = 0; at < text.size() && !directive;) {
+    const std::size_t eol = std::min(text.find('\n', at), text.size());
+    const std::string_view l(text.data() + at, eol - at);
+    directive = !l.empty() && l.front() == '%';
+    if (at > 0 && l.size() >= 3 && l.compare(0, 3, "---") == 0 &&
+        (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r')) {
+      starts.push_back(at);
+      start_lines.push_back(line);
+    }
+    at = eol + 1;
+    ++line;
+  }
+  if (directive) {
+    for (const YamlNode& d : load_all_string(text, name))
+      fn(d);
+    return;
+  }
+  starts.push_back(text.size());
+  auto file = std::make_shared<const std::string>(name);
+  for (std::size_t d = 0; d + 1 < starts.size(); ++d) {
+    const std::string part = text.substr(starts[d], starts[d + 1] - starts[d]);
+    auto provenance = std::make_shared<Provenance>();
+    provenance->line_offset = start_lines[d];
+    std::vector<YAML::Node> docs;
+    try {
+      try {
+        check_structure(part, name, false);
+        docs = YAML::LoadAll(part);
+      } catch (const YAML::Exception& e) {
+        throw_parse_error(e, name);
+      }
+    } catch (const InputError& e) {
+      InputLocation at = e.where();
+      if (at.line > 0) at.line += start_lines[d];
+      throw InputError(e.kind(), at, e.message());
+    }
+    for (const YAML::Node& doc : docs) {
+      if (doc.IsNull()) continue;
+      fn(YamlNode(doc, file, "").with_provenance(provenance));
+    }
+  }
+}
+
 YamlNode YamlNode::load_file(const std::string& path) {
   return load_string(read_file_or_throw(path), path);
 }
 
 int YamlNode::line() const {
   const YAML::Mark m = node_.Mark();
-  return m.line >= 0 ? m.line + 1 : 0;
+  return m.line >= 0 ? m.line + 1 + (provenance_ ? provenance_->line_offset : 0) : 0;
 }
 
 bool path_under(const std::string& path, const std::string& prefix) {
@@ -280,7 +333,8 @@ InputLocation YamlNode::where() const {
   }
   const YAML::Mark m = node_.Mark();
   const bool known = m.line >= 0;
-  return InputLocation{file, known ? m.line + 1 : 0, known ? m.column + 1 : 0, path_};
+  const int offset = provenance_ ? provenance_->line_offset : 0;
+  return InputLocation{file, known ? m.line + 1 + offset : 0, known ? m.column + 1 : 0, path_};
 }
 
 void YamlNode::fail(const std::string& message) const {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -47,6 +48,12 @@ class YamlNode {
   // refuses a text holding more than one document (load_all_string is for those).
   static YamlNode load_string(const std::string& text, const std::string& name);
   static std::vector<YamlNode> load_all_string(const std::string& text, const std::string& name);
+  // The documents of `text` one at a time, each parsed, checked as load_all_string checks it and
+  // handed to `fn` before the next is parsed, so a file of 100,000 manifests never holds more
+  // than one document's tree (unless `fn` keeps it). A document keeps its lines in the file.
+  // Empty documents are skipped, as load_all_string skips them.
+  static void for_each_document(const std::string& text, const std::string& name,
+                                const std::function<void(const YamlNode&)>& fn);
 
   bool is_map() const { return node_.IsMap(); }
   bool is_seq() const { return node_.IsSequence(); }
@@ -79,6 +86,7 @@ class YamlNode {
   struct Provenance {
     std::vector<std::pair<std::string, std::string>> set_options;  // path -> "key=value"
     std::vector<std::pair<std::string, std::string>> files;        // path prefix -> file
+    int line_offset = 0;  // lines of the file before the text the node was parsed from
   };
   YamlNode with_provenance(std::shared_ptr<const Provenance> provenance) const;
 

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace capsim {
 
@@ -91,6 +93,55 @@ TEST_CASE("NUL bytes and invalid UTF-8 are errors at their line and column") {
   CHECK(err("\xC3").find("cut off") != std::string::npos);
   CHECK(err("\xC3(").find("byte 0x28 cannot continue") != std::string::npos);
   CHECK(err("\xEF\xBB\xBFname: x\n").empty());  // a byte-order mark is UTF-8
+}
+
+TEST_CASE("for_each_document hands over one document at a time with its lines in the file") {
+  const std::string text =
+      "# a comment before the first marker\n"     // 1
+      "a: 1\n"                                    // 2
+      "---\n"                                     // 3
+      "b:\n"                                      // 4
+      "  c: 2\n"                                  // 5
+      "--- \n"                                    // 6: a marker with a trailing blank
+      "---\n"                                     // 7: an empty document, skipped
+      "d: |\n"                                    // 8
+      "  text with --- inside\n"                  // 9
+      "---\n"                                     // 10
+      "e: 1\n"                                    // 11
+      "e: 2\n";                                   // 12
+  std::vector<std::pair<std::string, int>> seen;  // (first key, line of its value)
+  try {
+    YamlNode::for_each_document(text, "m.yaml", [&](const YamlNode& d) {
+      const auto entries = d.entries();
+      seen.emplace_back(entries.front().first, entries.front().second.line());
+    });
+    FAIL("the repeated key was not refused");
+  } catch (const InputError& e) {
+    CHECK(e.where().file == "m.yaml");
+    CHECK(e.where().line == 12);
+    CHECK(std::string(e.what()).find("duplicate key 'e'") != std::string::npos);
+  }
+  // The documents before the bad one were handed over, in order, with their own lines.
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == std::pair<std::string, int>{"a", 2});
+  CHECK(seen[1] == std::pair<std::string, int>{"b", 5});
+  CHECK(seen[2] == std::pair<std::string, int>{"d", 8});
+  // The same documents as load_all_string reads them.
+  const std::string good = text.substr(0, text.find("e: 1"));
+  std::vector<std::string> streamed;
+  YamlNode::for_each_document(
+      good, "m.yaml", [&](const YamlNode& d) { streamed.push_back(d.entries().front().first); });
+  std::vector<std::string> whole;
+  for (const YamlNode& d : YamlNode::load_all_string(good, "m.yaml"))
+    whole.push_back(d.entries().front().first);
+  CHECK(streamed == whole);
+  // A syntax error in a later document is located in the file too.
+  try {
+    YamlNode::for_each_document("a: 1\n---\nb: [1, 2\n", "m.yaml", [](const YamlNode&) {});
+    FAIL("the syntax error was not refused");
+  } catch (const InputError& e) {
+    CHECK(e.where().line >= 3);
+  }
 }
 
 }  // namespace capsim

@@ -32,6 +32,11 @@ std::vector<YamlNode> FileSource::yaml_docs(const std::string& path) {
   return YamlNode::load_all_string(read(path), path);
 }
 
+void FileSource::for_each_yaml_doc(const std::string& path,
+                                   const std::function<void(const YamlNode&)>& fn) {
+  YamlNode::for_each_document(read(path), path, fn);
+}
+
 CsvFile FileSource::csv(const std::string& path, const CsvOptions& opt) {
   std::string text = read(path);
   if (soft_limits_) {

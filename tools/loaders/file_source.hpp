@@ -41,6 +41,9 @@ class FileSource {
   // Parsed reads: YAML (one document, or every document of a multi-document file) and CSV.
   YamlNode yaml(const std::string& path);
   std::vector<YamlNode> yaml_docs(const std::string& path);
+  // Every document of the file, one at a time (YamlNode::for_each_document), for files of many
+  // manifests.
+  void for_each_yaml_doc(const std::string& path, const std::function<void(const YamlNode&)>& fn);
   CsvFile csv(const std::string& path, const CsvOptions& opt = {});
 
   // Soft limits (docs/cli.md#limits): csv() refuses a file of more than kCsvSoftMaxRows lines

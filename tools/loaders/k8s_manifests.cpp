@@ -2261,7 +2261,11 @@ void load_manifest_docs(const std::vector<YamlNode>& docs, WorldBuilder& b,
 
 void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder& b,
                         const ManifestOptions& opt) {
-  load_manifest_docs(files.yaml_docs(path), b, opt);
+  // One document at a time: an imported cluster's pods.yaml holds 100,000 of them.
+  SkipNotes notes;
+  files.for_each_yaml_doc(
+      path, [&](const YamlNode& d) { load_document(d, b, opt, std::nullopt, notes); });
+  notes.finish(opt);
 }
 
 }  // namespace capsim
