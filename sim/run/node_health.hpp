@@ -1,10 +1,11 @@
 // Which nodes and GPUs are up during a run: the one place their down and up transitions go
 // through, for failures and drains alike (each transition says whether the interruption was
-// planned). A reclaimed spot node is not down but gone (Cluster::set_absent, docs/spot.md). It changes the Cluster (Cluster::set_gpu_failed and
-// set_node_down) and keeps, per pool, the time integral of unavailable GPUs (nodes, for pools
-// without GPUs), planned and unplanned apart, for `pool.<p>.availability`. The caller takes the
-// pods down first (a failed device or down node must hold none) and tells the scheduling queue.
-// A GPU is unavailable while it is down or its node is.
+// planned). A reclaimed spot node is not down but gone (Cluster::set_absent, docs/spot.md). It
+// changes the Cluster (Cluster::set_gpu_failed and set_node_down) and keeps, per pool, the time
+// integral of unavailable GPUs (nodes, for pools without GPUs), planned and unplanned apart, for
+// `pool.<p>.availability`. The caller takes the pods down first (a failed device or down node
+// must hold none) and tells the scheduling queue. A GPU is unavailable while it is down or its
+// node is.
 #pragma once
 
 #include <cstdint>
