@@ -51,12 +51,14 @@ std::string read_file_or_throw(const std::string& path) {
 // overflows however the aliases nest.
 class StructureCheck final : public YAML::EventHandler {
  public:
-  StructureCheck(const std::string& name, bool single) : name_(name), single_(single) {}
+  // `line_offset`: lines of the file before `text` (a document of it parsed alone).
+  StructureCheck(const std::string& name, bool single, int line_offset = 0)
+      : name_(name), single_(single), line_offset_(line_offset) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     ++documents_;
     if (single_ && documents_ > 1) {
-      fail_at(name_, mark,
+      fail_at(name_, shifted(mark),
               "a second YAML document ('---'): this file must hold exactly one document");
     }
     anchor_sizes_.clear();
@@ -70,7 +72,7 @@ class StructureCheck final : public YAML::EventHandler {
     const std::uint64_t size = it == anchor_sizes_.end() ? 1 : it->second;
     aliased_ = saturating_add(aliased_, size);
     if (aliased_ > kYamlMaxAliasNodes) {
-      fail_at(name_, mark,
+      fail_at(name_, shifted(mark),
               fmt::format("aliases expand to more than {} nodes (an alias expansion bomb?)",
                           kYamlMaxAliasNodes));
     }
@@ -114,9 +116,9 @@ class StructureCheck final : public YAML::EventHandler {
     Frame& f = stack_.back();
     if (f.expect_key) {
       if (key) {
-        const auto [it, fresh] = f.keys.emplace(*key, mark.line + 1);
+        const auto [it, fresh] = f.keys.emplace(*key, mark.line + 1 + line_offset_);
         if (!fresh && *key != "<<") {
-          fail_at(name_, mark,
+          fail_at(name_, shifted(mark),
                   fmt::format("duplicate key '{}' (first given on line {}): a mapping's keys "
                               "must be unique",
                               *key, it->second));
@@ -139,7 +141,7 @@ class StructureCheck final : public YAML::EventHandler {
   void open(const YAML::Mark& mark, bool is_map, YAML::anchor_t anchor) {
     enter(mark, std::nullopt);
     if (stack_.size() >= kYamlMaxDepth) {
-      fail_at(name_, mark,
+      fail_at(name_, shifted(mark),
               fmt::format("nesting deeper than {} levels of mappings and lists", kYamlMaxDepth));
     }
     Frame f;
@@ -154,19 +156,26 @@ class StructureCheck final : public YAML::EventHandler {
     add_size(f.size);
   }
 
+  YAML::Mark shifted(YAML::Mark m) const {
+    if (m.line >= 0) m.line += line_offset_;
+    return m;
+  }
+
   const std::string& name_;
   bool single_;
+  int line_offset_;
   int documents_ = 0;
   std::uint64_t aliased_ = 0;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, std::uint64_t> anchor_sizes_;
 };
 
-void check_structure(const std::string& text, const std::string& name, bool single) {
-  check_text_bytes(text, name);
+void check_structure(const std::string& text, const std::string& name, bool single,
+                     int line_offset = 0) {
+  if (line_offset == 0) check_text_bytes(text, name);  // a part's bytes were checked whole
   std::istringstream in(text);
   YAML::Parser parser(in);
-  StructureCheck check(name, single);
+  StructureCheck check(name, single, line_offset);
   while (parser.HandleNextDocument(check)) {
   }
 }
@@ -280,16 +289,12 @@ void YamlNode::for_each_document(const std::string& text, const std::string& nam
     provenance->line_offset = start_lines[d];
     std::vector<YAML::Node> docs;
     try {
-      try {
-        check_structure(part, name, false);
-        docs = YAML::LoadAll(part);
-      } catch (const YAML::Exception& e) {
-        throw_parse_error(e, name);
-      }
-    } catch (const InputError& e) {
-      InputLocation at = e.where();
-      if (at.line > 0) at.line += start_lines[d];
-      throw InputError(e.kind(), at, e.message());
+      check_structure(part, name, false, start_lines[d]);
+      docs = YAML::LoadAll(part);
+    } catch (const YAML::Exception& e) {
+      YAML::Exception at = e;
+      if (at.mark.line >= 0) at.mark.line += start_lines[d];
+      throw_parse_error(at, name);
     }
     for (const YAML::Node& doc : docs) {
       if (doc.IsNull()) continue;

@@ -119,7 +119,8 @@ TEST_CASE("for_each_document hands over one document at a time with its lines in
   } catch (const InputError& e) {
     CHECK(e.where().file == "m.yaml");
     CHECK(e.where().line == 12);
-    CHECK(std::string(e.what()).find("duplicate key 'e'") != std::string::npos);
+    CHECK(std::string(e.what()).find("duplicate key 'e' (first given on line 11)") !=
+          std::string::npos);
   }
   // The documents before the bad one were handed over, in order, with their own lines.
   REQUIRE(seen.size() == 3);
@@ -137,10 +138,11 @@ TEST_CASE("for_each_document hands over one document at a time with its lines in
   CHECK(streamed == whole);
   // A syntax error in a later document is located in the file too.
   try {
-    YamlNode::for_each_document("a: 1\n---\nb: [1, 2\n", "m.yaml", [](const YamlNode&) {});
+    YamlNode::for_each_document("a: 1\n---\nb: [1, 2\nc: 3\n", "m.yaml", [](const YamlNode&) {});
     FAIL("the syntax error was not refused");
   } catch (const InputError& e) {
     CHECK(e.where().line >= 3);
+    CHECK(std::string(e.what()).find("malformed YAML") != std::string::npos);
   }
 }
 
