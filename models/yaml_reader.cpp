@@ -254,6 +254,14 @@ std::vector<YamlNode> YamlNode::load_all_string(const std::string& text, const s
   return out;
 }
 
+void YamlNode::check_text(const std::string& text, const std::string& name) {
+  try {
+    check_structure(text, name, false);
+  } catch (const YAML::Exception& e) {
+    throw_parse_error(e, name);
+  }
+}
+
 void YamlNode::for_each_document(const std::string& text, const std::string& name,
                                  const std::function<void(const YamlNode&)>& fn) {
   check_text_bytes(text, name);

@@ -54,6 +54,9 @@ class YamlNode {
   // Empty documents are skipped, as load_all_string skips them.
   static void for_each_document(const std::string& text, const std::string& name,
                                 const std::function<void(const YamlNode&)>& fn);
+  // The checks load_all_string makes (bytes, a key repeated in one mapping, nesting, alias
+  // expansion), without building a tree: for readers that parse parts of a text alone.
+  static void check_text(const std::string& text, const std::string& name);
 
   bool is_map() const { return node_.IsMap(); }
   bool is_seq() const { return node_.IsSequence(); }

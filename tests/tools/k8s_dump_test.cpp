@@ -246,6 +246,10 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
       {"a document that is no object", "pods_and_nodes: []\n", "bad.yaml",
        "neither a Kubernetes object (no kind), a List (kind: List, items) nor a "
        "kube-scheduler-simulator export"},
+      {"a key given twice inside a List's item (refused as the loader refuses it)",
+       "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
+       "    name: p\n    name: q\n",
+       "bad.yaml:8:5", "duplicate key 'name' (first given on line 7)"},
       {"a node without cpu",
        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  capacity: {memory: 1Gi}\n",
        "bad.yaml:5:13: status.capacity", "a Node's status.capacity needs cpu and memory"},

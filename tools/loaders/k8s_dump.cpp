@@ -307,7 +307,8 @@ std::vector<ItemText> split_kubectl_list(const std::string& text) {
   return items;
 }
 
-// Calls `fn` with each object of a dump file that belongs to pass `which` (pass_of).
+// Calls `fn` with each object of a dump file that belongs to pass `which` (pass_of). Pass 0, the
+// first, also checks the text's structure.
 void for_each_object(const std::string& path, const std::string& text, int which,
                      const std::function<void(const DumpObject&)>& fn) {
   const std::vector<ItemText> items = split_kubectl_list(text);
@@ -320,6 +321,10 @@ void for_each_object(const std::string& path, const std::string& text, int which
     }
     return;
   }
+  // The whole text checked once as the loader checks a file (bytes, repeated keys, nesting,
+  // aliases), so the import refuses what `capsim run` on its output would; each item is then
+  // parsed alone.
+  if (which == 0) YamlNode::check_text(text, path);
   const auto file = std::make_shared<const std::string>(path);
   for (std::size_t i = 0; i < items.size(); ++i) {
     const ItemText& it = items[i];
