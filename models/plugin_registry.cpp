@@ -573,7 +573,7 @@ BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, Plu
       continue;
     }
     const auto& pre = b.points[kPreScore];
-    if (std::none_of(pre.begin(), pre.end(), [&](const auto& x) { return x.first == n; })) {
+    if (std::none_of(pre.begin(), pre.end(), [&n = n](const auto& x) { return x.first == n; })) {
       profile.fail(
           fmt::format("plugin {} scores with what its PreScore computes: enable it at "
                       "preScore too (multiPoint enables every point it implements)",
