@@ -38,8 +38,15 @@ std::vector<std::uint64_t> read_seeds(const YamlNode& n) {
 }  // namespace
 
 PlanSpec load_plan(const std::string& path, const std::optional<std::string>& data_dir) {
+  return load_plan_text(
+      RealFiles().read(path, "cannot open the file (does it exist and is it readable?)"), path,
+      data_dir);
+}
+
+PlanSpec load_plan_text(std::string text, const std::string& path,
+                        const std::optional<std::string>& data_dir) {
   PlanSpec spec;
-  spec.text = RealFiles().read(path, "cannot open the file (does it exist and is it readable?)");
+  spec.text = std::move(text);
   const YamlNode doc = YamlNode::load_string(spec.text, path);
   if (!doc.is_map()) doc.fail("a plan file must be a YAML mapping (scenario, objective, ...)");
   MapReader m = doc.map();

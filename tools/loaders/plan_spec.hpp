@@ -49,5 +49,9 @@ struct PlanSpec {
 // Reads and checks a plan file (errors with file, line, column, field), trying every option's
 // settings and each pool's key against the base scenario.
 PlanSpec load_plan(const std::string& path, const std::optional<std::string>& data_dir);
+// The same for a plan file's bytes already in memory; `path` names it in messages and is the
+// directory its `scenario:` resolves against (the base scenario is read from disk).
+PlanSpec load_plan_text(std::string text, const std::string& path,
+                        const std::optional<std::string>& data_dir);
 
 }  // namespace capsim

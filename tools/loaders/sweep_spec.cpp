@@ -194,8 +194,16 @@ void validate_assignments(const StudyBase& base, const std::vector<Assignment>& 
 
 SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir,
                      std::uint64_t max_variants) {
+  return load_sweep_text(
+      RealFiles().read(path, "cannot open the file (does it exist and is it readable?)"), path,
+      data_dir, max_variants);
+}
+
+SweepSpec load_sweep_text(std::string text, const std::string& path,
+                          const std::optional<std::string>& data_dir,
+                          std::uint64_t max_variants) {
   SweepSpec spec;
-  spec.text = RealFiles().read(path, "cannot open the file (does it exist and is it readable?)");
+  spec.text = std::move(text);
   const YamlNode doc = YamlNode::load_string(spec.text, path);
   if (!doc.is_map()) doc.fail("a sweep file must be a YAML mapping (scenario, axes, ...)");
   MapReader m = doc.map();

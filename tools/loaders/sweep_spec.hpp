@@ -62,6 +62,11 @@ inline constexpr std::uint64_t kMaxSweepVariants = 1'000'000;
 // the sweep file.
 SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& data_dir,
                      std::uint64_t max_variants = kSoftMaxSweepVariants);
+// The same for a sweep file's bytes already in memory; `path` names it in messages and is the
+// directory its `scenario:` resolves against (the base scenario is read from disk).
+SweepSpec load_sweep_text(std::string text, const std::string& path,
+                          const std::optional<std::string>& data_dir,
+                          std::uint64_t max_variants = kSoftMaxSweepVariants);
 
 // Reads `set:`-style mappings (key.path: value) of a sweep or plan file into assignments.
 std::vector<Assignment> read_assignments(const YamlNode& map);
