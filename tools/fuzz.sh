@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (the `fuzz` preset: ASan + UBSan) and runs each for a
-# while from its committed seed corpus; new inputs go to a scratch directory, so the corpus in
-# the repository only changes when someone commits an interesting input on purpose.
-#   tools/fuzz.sh [seconds per target, default 45]
+# Builds the libFuzzer targets with clang (the `fuzz` preset: ASan + UBSan) and runs each, one at a
+# time, for a while from its committed seed corpus (docs/fuzzing.md); new inputs go to a scratch
+# directory, so the corpus in the repository only changes when someone commits an input on
+# purpose. Prints each target's final figures (executions, coverage); a crash, a sanitizer report,
+# a timeout or memory past 2 GB stops the run with exit 1 and leaves the input in
+# build/fuzz/findings/.
+#   tools/fuzz.sh [seconds per target, default 10] [target...]
+# Targets: cel scenario manifests k8s_dump traces study values (default: all).
 # Skipped (exit 0) when clang++ or its libFuzzer runtime is missing; tools/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-45}
+seconds=${1:-10}
+shift || true
+targets=("$@")
+((${#targets[@]} > 0)) || targets=(cel scenario manifests k8s_dump traces study values)
 if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found; skipping the fuzz run (tools/setup.sh installs clang)" >&2
   exit 0
@@ -20,19 +27,23 @@ cmake --preset fuzz >&2
 cmake --build --preset fuzz -j "$jobs" >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in capsim_cel_fuzz; do
-  corpus=tests/fuzz/corpus/${target#capsim_}
-  corpus=${corpus%_fuzz}
+for name in "${targets[@]}"; do
+  target=capsim_${name}_fuzz
+  corpus=tests/fuzz/corpus/$name
   echo "fuzz: $target for ${seconds}s from $corpus" >&2
-  mkdir -p "$work/$target"
-  build/fuzz/tests/fuzz/$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$work/" "$work/$target" "$corpus" 2>&1 |
-    grep -E "^(#[0-9]+ +DONE|stat::|INFO: (Loaded|seed)|==[0-9]+==|SUMMARY|Done)" >&2 || true
-  if ls "$work"/crash-* "$work"/timeout-* "$work"/leak-* "$work"/oom-* >/dev/null 2>&1; then
+  mkdir -p "$work/$name" "$work/$name-artifacts"
+  build/fuzz/tests/fuzz/$target -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$work/$name-artifacts/" "$work/$name" "$corpus" \
+    >"$work/$name.log" 2>&1 || true
+  # The last status line (#runs DONE cov: ... ft: ...) and the summary of any finding.
+  grep -E "^#[0-9]+ +DONE|^stat::number_of_executed_units|==[0-9]+==ERROR|^SUMMARY" \
+    "$work/$name.log" | sed "s/^/fuzz: $name: /" >&2 || true
+  if compgen -G "$work/$name-artifacts/*" >/dev/null; then
     echo "fuzz: $target found a failing input:" >&2
-    ls "$work"/crash-* "$work"/timeout-* "$work"/leak-* "$work"/oom-* 2>/dev/null >&2 || true
+    tail -n 60 "$work/$name.log" >&2
     mkdir -p build/fuzz/findings
-    cp "$work"/crash-* "$work"/timeout-* "$work"/leak-* "$work"/oom-* build/fuzz/findings/ 2>/dev/null || true
+    cp "$work/$name-artifacts/"* build/fuzz/findings/
+    ls build/fuzz/findings >&2
     exit 1
   fi
 done
