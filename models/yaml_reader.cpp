@@ -61,6 +61,13 @@ class StructureCheck final : public YAML::EventHandler {
       fail_at(name_, shifted(mark),
               "a second YAML document ('---'): this file must hold exactly one document");
     }
+    // yaml-cpp 0.7 (Debian 12's) starts one empty document after another at a token it cannot
+    // place, such as the ',' of "{{}},", without consuming it: LoadAll then never returns
+    // (yaml-cpp issue 1040, fixed in 0.8). A document starting where the last one did is that.
+    if (documents_ > 1 && mark.pos == last_start_) {
+      fail_at(name_, shifted(mark), "unexpected character: this is not valid YAML here");
+    }
+    last_start_ = mark.pos;
     anchor_sizes_.clear();
   }
   void OnDocumentEnd() override {}
@@ -165,6 +172,7 @@ class StructureCheck final : public YAML::EventHandler {
   bool single_;
   int line_offset_;
   int documents_ = 0;
+  int last_start_ = -1;  // where the last document started (Mark::pos)
   std::uint64_t aliased_ = 0;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, std::uint64_t> anchor_sizes_;

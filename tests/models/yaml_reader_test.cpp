@@ -47,6 +47,28 @@ TEST_CASE("load_string takes one document; load_all_string any number") {
   CHECK(load_error("a: 1\n---\na: 2\n", true).empty());  // keys are per document
 }
 
+TEST_CASE("a stray comma that yaml-cpp 0.7 would parse forever is an error at the comma") {
+  // Found by the k8s_dump fuzz target (a mutated -o json dump, reduced to these bytes): yaml-cpp
+  // 0.7 makes empty documents at the ',' without consuming it, so LoadAll never returned.
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* want;  // "" for a text that loads
+  };
+  const Case cases[] = {
+      {"after a flow mapping", "{{}},", "f.yaml:1:5: unexpected character"},
+      {"alone", ",", "f.yaml:1:1: unexpected character"},
+      {"after a document", "a: 1\n---\n,\n", "f.yaml:3:1: unexpected character"},
+      {"empty documents, each at its own '---'", "---\n---\n---\na: 1\n", ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string got = load_error(c.text, true);
+    CHECK(got.rfind(c.want, 0) == 0);
+    if (std::string(c.want).empty()) CHECK(got.empty());
+  }
+}
+
 TEST_CASE("nesting up to 64 levels loads; deeper is an error") {
   const auto lists = [](int depth) {
     return std::string(static_cast<std::size_t>(depth), '[') + "1" +

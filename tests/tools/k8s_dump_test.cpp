@@ -14,6 +14,7 @@
 #include "fixtures/imported_scenario.hpp"
 #include "reports/run_reader.hpp"
 #include "sim/input_error.hpp"
+#include "tools/loaders/scenario_loader.hpp"
 
 namespace capsim {
 
@@ -184,6 +185,53 @@ TEST_CASE("--placement free and bind, --running pin change only how pods reach t
   CHECK(free_a.find("affinity") == std::string::npos);
 }
 
+TEST_CASE("a replay spanning decades samples coarsely enough to run without --force") {
+  // Found by the k8s_dump fuzz target: a dump whose times span decades imported into a scenario
+  // whose sample table (horizon / 1 minute x series) `capsim run` refuses without --force. The
+  // dump time 40 years on gives a horizon of about 21.04 million minutes: with the corpus's pools
+  // p, series = 1 + p, at most 20,000,000 / (1 + p) samples, so a coarser interval is written.
+  RealFiles files;
+  DumpImportOptions late;
+  late.dump_time = parse_rfc3339("2066-11-30T08:00:00Z");
+  const DumpImport r = import_kubernetes_dump(files, {corpus("cluster.yaml")}, late);
+  const std::string& sc = r.files.at(0).text;
+  CHECK(sc.find("sample_interval: ") != std::string::npos);
+  MemoryFiles written;
+  for (const DumpOutputFile& f : r.files)
+    written.add("out/" + f.name, f.text);
+  // The load checks the limit (it threw before the fix) without --force.
+  const Scenario s = load_scenario("out/scenario.yaml", LoadOptions{}, written);
+  CHECK(s.sim.horizon > 21'000'000 * kMinute);
+  CHECK(s.sim.sample_interval > kMinute);
+  // The corpus as dumped (a replay of hours) keeps the default interval.
+  CHECK(import_kubernetes_dump(files, {corpus("cluster.yaml")}, {})
+            .files.at(0)
+            .text.find("sample_interval") == std::string::npos);
+}
+
+TEST_CASE("a pod the dump shows bound before it was created arrives when it was created") {
+  // Found by the k8s_dump fuzz target: with --placement bind a finished pod arrives when it was
+  // scheduled; a PodScheduled time before the pod's creationTimestamp (clocks apart) made an
+  // arrival before time 0, which the loader refuses. train-a-x7k2p, created at 08:00:00 (time
+  // 0), is scheduled a year earlier here: it arrives at 0 s, not at -365 d.
+  std::string dump = testing::slurp(corpus("cluster.yaml"));
+  const std::string scheduled = "- lastTransitionTime: \"2026-11-30T08:00:01Z\"";
+  const std::size_t at = dump.find(scheduled, dump.find("name: train-a-x7k2p"));
+  REQUIRE(at != std::string::npos);
+  dump.replace(at, scheduled.size(), "- lastTransitionTime: \"2025-11-30T08:00:01Z\"");
+  MemoryFiles files;
+  files.add("dump.yaml", dump);
+  DumpImportOptions bind;
+  bind.placement = DumpImportOptions::Placement::kBind;
+  const DumpImport r = import_kubernetes_dump(files, {"dump.yaml"}, bind);
+  CHECK(pod_doc(r.files.at(1).text, "train-a-x7k2p").find("capsim.io/arrival: 0s") !=
+        std::string::npos);
+  MemoryFiles written;
+  for (const DumpOutputFile& f : r.files)
+    written.add("out/" + f.name, f.text);
+  CHECK_NOTHROW((void)load_scenario("out/scenario.yaml", LoadOptions{}, written));
+}
+
 TEST_CASE("a kube-scheduler-simulator export imports like a kubectl dump") {
   RealFiles files;
   const DumpImport r = import_kubernetes_dump(files, {corpus("kss-export.json")}, {});
@@ -250,6 +298,12 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
        "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
        "    name: p\n    name: q\n",
        "bad.yaml:8:5", "duplicate key 'name' (first given on line 7)"},
+      {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)",
+       "", "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
+      {"pods without their nodes",
+       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: "
+       "\"2026-11-30T08:00:00Z\"\nspec:\n  containers: [{name: c}]\nstatus: {phase: Pending}\n",
+       "bad.yaml: ", "the dump holds no Node"},
       {"a node without cpu",
        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  capacity: {memory: 1Gi}\n",
        "bad.yaml:5:13: status.capacity", "a Node's status.capacity needs cpu and memory"},

@@ -17,6 +17,7 @@
 #include "tools/loaders/duration_rules.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 #include "tools/loaders/k8s_manifests.hpp"
+#include "tools/loaders/scenario_loader.hpp"
 #include "tools/loaders/world_builder.hpp"
 
 namespace capsim {
@@ -944,7 +945,6 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     node_model[n->name] = n->model;
     nodes.push_back(std::move(*n));
   });
-
   // 3. Pods: each checked as capsim's Pod loader reads it (errors point into the dump), then
   // rewritten for the replay.
   World scratch;
@@ -1113,6 +1113,9 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
              "schedules it)"];
     }
     doc["spec"] = out_spec;
+    // A pod is not bound or started before it exists; times that say so (clocks of the API
+    // server, scheduler and kubelet apart) arrive when it was created, never before time 0.
+    p.arrival = std::max(p.arrival, created);
     t0 = t0 ? std::min(*t0, created) : created;
     // The text now, the arrival (relative to a time 0 known only at the end) later.
     YAML::Node annotations(YAML::NodeType::Map);
@@ -1132,6 +1135,17 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   if (end < *t0) {
     throw InputError(InputErrorKind::kInvalid, InputLocation{"--at", 0, 0, ""},
                      "the dump time is before the first pod's creation");
+  }
+
+  // A scenario without nodes is one `capsim run` refuses; so is the dump it would come from.
+  if (nodes.empty()) {
+    throw InputError(InputErrorKind::kInvalid, InputLocation{paths.empty() ? "" : paths.front(),
+                                                             0, 0, ""},
+                     im.notes.empty()
+                         ? "the dump holds no Node, so the replay would have no cluster (dump "
+                           "the nodes too: kubectl get nodes,pods -A -o yaml)"
+                         : "no Node of the dump is carried over, so the replay would have no "
+                           "cluster: " + im.notes.front());
   }
 
   // 4. The files.
@@ -1169,7 +1183,20 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       format_rfc3339(*t0), format_rfc3339(end),
       options.dump_time ? " (--at)" : " (its latest timestamp)");
   sc += fmt::format("name: {}\n", scalar(options.name));
-  sc += fmt::format("simulation:\n  horizon: {}\n", seconds_text(end - *t0 + 1));
+  const std::int64_t horizon_s = end - *t0 + 1;
+  sc += fmt::format("simulation:\n  horizon: {}\n", seconds_text(horizon_s));
+  // The sample table within the loader's soft limit (docs/cli.md#limits) without --force: at
+  // most kSoftMaxSampleRows / series samples, series = 1 + pools, so the interval is
+  // ceil(horizon / (that x 60 s)) minutes when one minute, the default, is too fine.
+  const std::int64_t max_samples =
+      kSoftMaxSampleRows / static_cast<std::int64_t>(1 + pool_count);
+  const std::int64_t minutes = (horizon_s + 60 * max_samples - 1) / (60 * max_samples);
+  if (minutes > 1) {
+    sc += fmt::format(
+        "  # {} samples of a minute would pass the sample table's limit (docs/cli.md#limits)\n"
+        "  sample_interval: {}m\n",
+        horizon_s / 60, minutes);
+  }
   if (!cluster.empty()) sc += "cluster:\n" + cluster;
   if (!im.mig_files.empty()) {
     sc += "mig_configs:\n";
