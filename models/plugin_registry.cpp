@@ -573,7 +573,9 @@ BuiltProfile build_profile(const YamlNode& profile, const YamlNode* globals, Plu
       continue;
     }
     const auto& pre = b.points[kPreScore];
-    if (std::none_of(pre.begin(), pre.end(), [&n = n](const auto& x) { return x.first == n; })) {
+    // (n is a structured binding: clang 14 cannot capture one, so it is bound by name.)
+    if (std::none_of(pre.begin(), pre.end(),
+                     [&name = n](const auto& x) { return x.first == name; })) {
       profile.fail(
           fmt::format("plugin {} scores with what its PreScore computes: enable it at "
                       "preScore too (multiPoint enables every point it implements)",

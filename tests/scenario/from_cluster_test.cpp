@@ -99,7 +99,8 @@ TEST_SUITE("scenario") {
                                                          {"Running", "running"},
                                                          {"Pending", "pending"}};
     for (const auto& [pod, rec] : dump) {
-      CAPTURE(pod);
+      const std::string& pod_name = pod;  // CAPTURE copies no structured binding (clang++ 14)
+      CAPTURE(pod_name);
       REQUIRE(replay.count(pod) == 1);
       REQUIRE(state_of.count(rec.phase) == 1);
       const Replayed& got = replay.at(pod);

@@ -148,7 +148,8 @@ TEST_CASE("an imported dump replays: pods that ran where they ran, running ones 
                                           {"mig-notebook", "mig-0"},
                                           {"t4-demo", "t4-0"},
                                           {"node-agent-r2d2x", "cpu-0"}}) {
-    CAPTURE(pod);
+    const std::string& pod_name = pod;  // CAPTURE copies no structured binding (clang++ 14)
+    CAPTURE(pod_name);
     CHECK(row(pod).status == "running");
     CHECK(row(pod).node == node);
   }

@@ -68,7 +68,8 @@ TEST_CASE("each --record level fills its tables, and the summary is the same at 
   const std::vector<std::string> pod_rows = {"pod"};
   const std::vector<std::string> full_only = {"event", "charge", "pending_reason"};
   for (const auto& [level, db] : runs.db) {
-    CAPTURE(level);
+    const std::string& record = level;  // CAPTURE copies no structured binding (clang++ 14)
+    CAPTURE(record);
     CHECK(text(db, "SELECT record FROM run") == level + "\n");
     for (const std::string& t : always)
       CHECK_MESSAGE(count(db, "SELECT count(*) FROM " + t) > 0, t);
