@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "models/yaml_parse.hpp"
 #include "sim/quantity.hpp"
 
 namespace capsim {
@@ -178,14 +179,37 @@ class StructureCheck final : public YAML::EventHandler {
   std::map<YAML::anchor_t, std::uint64_t> anchor_sizes_;
 };
 
-void check_structure(const std::string& text, const std::string& name, bool single,
-                     int line_offset = 0) {
-  if (line_offset == 0) check_text_bytes(text, name);  // a part's bytes were checked whole
+// The structure checks through yaml-cpp's parser: the reference, and the path that names the
+// error when the fast one (models/yaml_parse.hpp) declines.
+void check_structure_slow(const std::string& text, const std::string& name, bool single,
+                          int line_offset) {
   std::istringstream in(text);
   YAML::Parser parser(in);
   StructureCheck check(name, single, line_offset);
   while (parser.HandleNextDocument(check)) {
   }
+}
+
+void check_structure(const std::string& text, const std::string& name, bool single,
+                     int line_offset = 0) {
+  if (line_offset == 0) check_text_bytes(text, name);  // a part's bytes were checked whole
+  if (fast_check(text, single)) return;
+  check_structure_slow(text, name, single, line_offset);
+}
+
+// The documents of `text` after check_structure's checks, built on the fast path when it takes
+// the text (one pass), else by yaml-cpp after its check (which throws the located error). With
+// `single`, exactly one node: YAML::Load's (a null node for a text without a document).
+std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& name,
+                                      bool single, int line_offset = 0) {
+  if (line_offset == 0) check_text_bytes(text, name);
+  if (auto docs = fast_load_all(text, single)) {
+    if (single && docs->empty()) docs->emplace_back();
+    return std::move(*docs);
+  }
+  check_structure_slow(text, name, single, line_offset);
+  if (single) return {YAML::Load(text)};
+  return YAML::LoadAll(text);
 }
 
 }  // namespace
@@ -240,8 +264,7 @@ void check_text_bytes(std::string_view text, const std::string& name) {
 YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
   try {
-    check_structure(text, name, true);
-    return YamlNode(YAML::Load(text), file, "");
+    return YamlNode(parse_checked(text, name, true).front(), file, "");
   } catch (const YAML::Exception& e) {
     throw_parse_error(e, name);
   }
@@ -251,8 +274,7 @@ std::vector<YamlNode> YamlNode::load_all_string(const std::string& text, const s
   auto file = std::make_shared<const std::string>(name);
   std::vector<YamlNode> out;
   try {
-    check_structure(text, name, false);
-    for (auto& doc : YAML::LoadAll(text)) {
+    for (auto& doc : parse_checked(text, name, false)) {
       if (doc.IsNull()) continue;  // "---" separators with nothing between them
       out.emplace_back(doc, file, "");
     }
@@ -305,8 +327,7 @@ void YamlNode::for_each_document(const std::string& text, const std::string& nam
     provenance->line_offset = start_lines[d];
     std::vector<YAML::Node> docs;
     try {
-      check_structure(part, name, false, start_lines[d]);
-      docs = YAML::LoadAll(part);
+      docs = parse_checked(part, name, false, start_lines[d]);
     } catch (const YAML::Exception& e) {
       YAML::Exception at = e;
       if (at.mark.line >= 0) at.mark.line += start_lines[d];

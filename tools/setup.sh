@@ -9,7 +9,7 @@ preset=${1:-release}
 shift || true
 
 packages=(cmake ninja-build g++ pkg-config libboost-program-options-dev libyaml-cpp-dev
-          libeigen3-dev libfmt-dev libsqlite3-dev sqlite3 libbenchmark-dev doctest-dev
+          libyaml-dev libeigen3-dev libfmt-dev libsqlite3-dev sqlite3 libbenchmark-dev doctest-dev
           clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 missing=()
 for p in "${packages[@]}"; do

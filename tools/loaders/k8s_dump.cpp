@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "models/gpu_catalog.hpp"
+#include "models/yaml_parse.hpp"
 #include "sim/device.hpp"
 #include "sim/world.hpp"
 #include "tools/loaders/duration_rules.hpp"
@@ -165,6 +166,69 @@ std::string emit_document(const YAML::Node& n) {
   emit_map(out, n, 0);
   return out;
 }
+
+// A mapping assembled here rather than held as a node: each value already written as emit_value
+// writes it (at the indent of the mapping's keys + 2). Written as emit_map writes a mapping.
+using WrittenEntries = std::vector<std::pair<std::string, std::string>>;
+
+void emit_written(std::string& out, WrittenEntries entries, int indent) {
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [key, value] : entries)
+    out += std::string(static_cast<std::size_t>(indent), ' ') + scalar(key) + ":" + value;
+}
+
+std::string written_value(const YAML::Node& n, int indent) {
+  std::string out;
+  emit_value(out, n, indent);
+  return out;
+}
+
+// A pod's spec as the replay writes it: the dump's spec with some top-level fields replaced or
+// removed. The edits are kept apart, so the spec is written from the dump's own tree, not from a
+// copy of it.
+struct SpecEdits {
+  std::map<std::string, YAML::Node> set;  // field -> its new value
+  std::set<std::string> removed;
+
+  void put(const std::string& field, const YAML::Node& value) {
+    set[field] = value;
+    removed.erase(field);
+  }
+  void remove(const std::string& field) {
+    set.erase(field);
+    removed.insert(field);
+  }
+  // A mapping holding the spec's `affinity` (a copy, or nothing yet), for prefer_node and
+  // pin_node to edit; `put` it back with put("affinity", holder["affinity"]).
+  YAML::Node affinity_holder(const YAML::Node& spec) const {
+    YAML::Node holder(YAML::NodeType::Map);
+    if (const auto it = set.find("affinity"); it != set.end()) {
+      holder["affinity"] = it->second;
+    } else if (removed.count("affinity") == 0 && spec.IsMap() && spec["affinity"]) {
+      holder["affinity"] = YAML::Clone(spec["affinity"]);
+    }
+    return holder;
+  }
+
+  // The spec's fields, edited, as emit_value writes them at `indent`.
+  std::string written(const YAML::Node& spec, int indent) const {
+    WrittenEntries entries;
+    if (spec.IsMap()) {
+      for (const auto& kv : spec) {
+        const std::string key = kv.first.Scalar();
+        if (set.count(key) != 0 || removed.count(key) != 0) continue;
+        entries.emplace_back(key, written_value(kv.second, indent + 2));
+      }
+    }
+    for (const auto& [key, value] : set)
+      entries.emplace_back(key, written_value(value, indent + 2));
+    if (entries.empty()) return " {}\n";
+    std::string out = "\n";
+    emit_written(out, std::move(entries), indent);
+    return out;
+  }
+};
 
 // --- reading the dump ----------------------------------------------------------------------------
 
@@ -337,7 +401,10 @@ void for_each_object(const std::string& path, const std::string& text, int which
     try {
       YAML::Node node;
       try {
-        node = YAML::Load(item);
+        // The fast path (models/yaml_parse.hpp) builds the tree yaml-cpp would; the text was
+        // checked whole above.
+        auto fast = fast_load_all(item, true);
+        node = fast && fast->size() == 1 ? fast->front() : YAML::Load(item);
       } catch (const YAML::Exception& e) {
         throw InputError(
             InputErrorKind::kInvalid,
@@ -1011,20 +1078,20 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     p.namespace_ = ns;
     p.name = name;
     p.arrival = created;
-    YAML::Node doc;
-    doc["apiVersion"] = "v1";
-    doc["kind"] = "Pod";
-    doc["metadata"]["name"] = name;
-    doc["metadata"]["namespace"] = ns;
+    // The document written (step 4) is {apiVersion, kind, metadata, spec}: metadata with the
+    // name, namespace, labels, ownerReferences and annotations, spec the dump's, edited.
+    WrittenEntries metadata;
+    metadata.emplace_back("name", " " + scalar(name) + "\n");
+    metadata.emplace_back("namespace", " " + scalar(ns) + "\n");
     for (const char* key : {"labels", "ownerReferences"}) {
-      if (auto v = opt(meta, key)) doc["metadata"][key] = YAML::Clone(v->raw());
+      if (auto v = opt(meta, key)) metadata.emplace_back(key, written_value(v->raw(), 4));
     }
     std::map<std::string, std::string>& ann = p.annotations;
     if (auto v = opt(meta, "annotations")) {
       for (const auto& [k, value] : v->entries())
         ann[k] = value.is_null() ? "" : value.str();
     }
-    YAML::Node out_spec = YAML::Clone(spec.raw());
+    SpecEdits out_spec;
     out_spec.remove("nodeName");
     const bool ran = phase == "Succeeded" || phase == "Failed";
     const bool on_node = !node_name.empty() && (phase == "Running" || phase == "Pending");
@@ -1060,12 +1127,14 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
         }
       }
       // The pod ran once, as its status shows; a replay that restarted it would run it again.
-      out_spec["restartPolicy"] = "Never";
+      out_spec.put("restartPolicy", YAML::Node("Never"));
       if (!node_name.empty() && node_kept) {
         if (options.placement == DumpImportOptions::Placement::kPrefer) {
-          prefer_node(out_spec, node_name);
+          YAML::Node holder = out_spec.affinity_holder(spec.raw());
+          prefer_node(holder, node_name);
+          out_spec.put("affinity", holder["affinity"]);
         } else if (options.placement == DumpImportOptions::Placement::kBind) {
-          out_spec["nodeName"] = node_name;
+          out_spec.put("nodeName", YAML::Node(node_name));
           p.arrival = scheduled ? *scheduled : *runs.start;
         }
       } else if (!node_name.empty()) {
@@ -1078,9 +1147,11 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
         // replayed: it is over).
         p.arrival = scheduled ? *scheduled : runs.start ? *runs.start : created;
         if (options.running == DumpImportOptions::Running::kBind) {
-          out_spec["nodeName"] = node_name;
+          out_spec.put("nodeName", YAML::Node(node_name));
         } else {
-          pin_node(out_spec, node_name);
+          YAML::Node holder = out_spec.affinity_holder(spec.raw());
+          pin_node(holder, node_name);
+          out_spec.put("affinity", holder["affinity"]);
         }
       } else {
         ++moved;
@@ -1112,18 +1183,25 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
             ["Pod spec.schedulerName other than default-scheduler (capsim's profile "
              "schedules it)"];
     }
-    doc["spec"] = out_spec;
     // A pod is not bound or started before it exists; times that say so (clocks of the API
     // server, scheduler and kubelet apart) arrive when it was created, never before time 0.
     p.arrival = std::max(p.arrival, created);
     t0 = t0 ? std::min(*t0, created) : created;
     // The text now, the arrival (relative to a time 0 known only at the end) later.
-    YAML::Node annotations(YAML::NodeType::Map);
-    for (const auto& [k, v] : p.annotations)
-      annotations[k] = v;
+    std::map<std::string, std::string> annotations = p.annotations;
     annotations[kArrival] = kArrivalMark;
-    doc["metadata"]["annotations"] = annotations;
-    p.text = emit_document(doc);
+    std::string annotations_text = "\n";
+    for (const auto& [k, v] : annotations)
+      annotations_text += "    " + scalar(k) + ": " + scalar(v) + "\n";
+    metadata.emplace_back("annotations", std::move(annotations_text));
+    std::string metadata_text = "\n";
+    emit_written(metadata_text, std::move(metadata), 2);
+    emit_written(p.text,
+                 {{"apiVersion", " v1\n"},
+                  {"kind", " Pod\n"},
+                  {"metadata", std::move(metadata_text)},
+                  {"spec", out_spec.written(spec.raw(), 2)}},
+                 0);
     pods.push_back(std::move(p));
   });
   if (moved > 0) {
