@@ -169,6 +169,20 @@ TEST_CASE("a TrainJob loads the same whether its runtime's file comes before or 
   }
 }
 
+TEST_CASE("a runtime's warnings come once however many TrainJobs use it") {
+  const std::string second =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+      "  name: llama-ft-2\n  namespace: research\nspec:\n  runtimeRef: {name: torch-distributed}\n";
+  const Loaded l = load({{"runtimes.yaml", corpus("runtimes.yaml")},
+                         {"trainjobs.yaml", corpus("trainjobs.yaml")},
+                         {"more.yaml", second}});
+  // llama-ft (2 Jobs), resnet (1), llama-ft-2 (2: the runtime's numNodes 1 for its node Job).
+  REQUIRE(l.s.world->jobs.size() == 5);
+  CHECK(job(l.s, "llama-ft-2-node-0")->parallelism == 1);
+  CHECK(request(l.s, job(l.s, "llama-ft-2-node-0")->pod_template, "nvidia.com/gpu") == 1);
+  CHECK(warnings_with(l, "dependsOn is not modelled") == 1);
+}
+
 TEST_CASE("a TrainJob whose runtime is not given names it, where, and what capsim accepts") {
   struct Case {
     const char* name;

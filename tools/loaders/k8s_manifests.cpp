@@ -1594,26 +1594,88 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
   const YamlNode rjobs_node = spec.req("replicatedJobs");
   // A suspended JobSet waits for Kueue (or a user) to resume it; capsim's queues admit it.
   (void)spec.bool_or("suspend", false);
+  // successPolicy and failurePolicy name replicated Jobs, checked once those are read (the
+  // JobSet webhook's validation); neither is modelled, as their warnings say.
+  std::vector<YamlNode> job_refs;
+  std::optional<YamlNode> success;
+  std::string success_operator;
   std::vector<std::string> success_targets;
   if (auto sp = spec.opt("successPolicy")) {
+    success = sp;
     MapReader r = sp->map();
-    const YamlNode op = r.req("operator");
-    const std::string v = enum_value_of(op, "successPolicy operator", {"All", "Any"});
+    success_operator = enum_value_of(r.req("operator"), "successPolicy operator", {"All", "Any"});
     if (auto t = r.opt("targetReplicatedJobs")) {
-      for (const YamlNode& n : t->seq())
+      for (const YamlNode& n : t->seq()) {
         success_targets.push_back(n.str());
+        job_refs.push_back(n);
+      }
     }
     r.finish();
-    if (v == "Any" || !success_targets.empty()) {
-      ctx.warn(*sp,
-               "successPolicy is not modelled: capsim runs every child Job to completion (as "
-               "operator All over all replicated Jobs)");
-    }
   }
   if (auto fp = spec.opt("failurePolicy")) {
-    ctx.warn(*fp,
-             "failurePolicy is not modelled: a child Job that fails fails alone, and the JobSet "
-             "is not restarted");
+    MapReader r = fp->map();
+    const std::int64_t max_restarts =
+        r.int_or("maxRestarts", 0, 0, std::numeric_limits<std::int32_t>::max());
+    std::string strategy = "Recreate";
+    if (auto rs = r.opt("restartStrategy")) {
+      strategy = enum_value_of(*rs, "restartStrategy",
+                               {"Recreate", "BlockingRecreate", "InPlaceRestart"});
+    }
+    std::vector<std::string> rule_names;
+    if (auto rules = r.opt("rules")) {
+      std::size_t i = 0;
+      for (const YamlNode& rule : rules->seq()) {
+        MapReader rr = rule.map();
+        // The webhook names an unnamed rule failurePolicyRule<i>; a name is 1-128 characters of
+        // ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ and unique.
+        std::string name = fmt::format("failurePolicyRule{}", i++);
+        if (auto n = rr.opt("name")) {
+          name = n->str();
+          const bool ok =
+              !name.empty() && name.size() <= 128 && std::isalpha(static_cast<unsigned char>(name[0])) &&
+              std::all_of(name.begin(), name.end(),
+                          [](unsigned char c) {
+                            return std::isalnum(c) || c == '_' || c == ',' || c == ':';
+                          }) &&
+              (std::isalnum(static_cast<unsigned char>(name.back())) || name.back() == '_');
+          if (!ok) {
+            n->fail(fmt::format(
+                "invalid failure policy rule name '{}': it starts with a letter, then letters, "
+                "digits or '_,:', and ends with a letter, digit or '_' (at most 128)",
+                name));
+          }
+          if (std::find(rule_names.begin(), rule_names.end(), name) != rule_names.end()) {
+            n->fail(fmt::format("failure policy rule name '{}' is used twice", name));
+          }
+        }
+        rule_names.push_back(name);
+        (void)enum_value_of(rr.req("action"), "failure policy action",
+                            {"FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts",
+                             "RestartJob", "RestartJobAndIgnoreMaxRestarts"});
+        if (auto reasons = rr.opt("onJobFailureReasons")) {
+          for (const YamlNode& reason : reasons->seq()) {
+            (void)enum_value_of(reason, "job failure reason",
+                                {"BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes",
+                                 "MaxFailedIndexesExceeded", "PodFailurePolicy"});
+          }
+        }
+        if (auto patterns = rr.opt("onJobFailureMessagePatterns")) {
+          for (const YamlNode& pattern : patterns->seq())
+            (void)pattern.str();
+        }
+        if (auto t = rr.opt("targetReplicatedJobs")) {
+          for (const YamlNode& n : t->seq())
+            job_refs.push_back(n);
+        }
+        rr.finish();
+      }
+    }
+    r.finish();
+    ctx.warn(*fp, fmt::format("failurePolicy is not modelled (maxRestarts {}, restartStrategy {}"
+                              "{}{}): a child Job that fails fails alone, and the JobSet is not "
+                              "restarted",
+                              max_restarts, strategy, rule_names.empty() ? "" : ", rules ",
+                              fmt::join(rule_names, ", ")));
   }
   if (auto st = spec.opt("startupPolicy")) {
     MapReader r = st->map();
@@ -1662,6 +1724,22 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
     names.push_back(rj_name);
     std::int64_t replicas = rj.int_or("replicas", 1, 0, kMaxReplicas);
     if (auto d = rj.opt("dependsOn")) {
+      // The webhook: not on the first replicated Job, and naming an earlier one; one entry.
+      if (names.size() == 1) d->fail("dependsOn can't be set for the first replicated Job");
+      const std::vector<YamlNode> deps = d->seq();
+      if (deps.size() > 1) d->fail("dependsOn takes one entry (the API supports only one yet)");
+      for (const YamlNode& dep : deps) {
+        MapReader dm = dep.map();
+        const YamlNode dn = dm.req("name");
+        const std::string target = dn.str();
+        if (std::find(names.begin(), names.end() - 1, target) == names.end() - 1) {
+          dn.fail(fmt::format("replicated Job '{}' cannot depend on '{}': dependsOn names an "
+                              "earlier replicated Job",
+                              rj_name, target));
+        }
+        (void)enum_value_of(dm.req("status"), "dependsOn status", {"Ready", "Complete"});
+        dm.finish();
+      }
       ctx.warn(*d, "dependsOn is not modelled: capsim creates every replicated Job at once");
     }
     rj.ignore("groupName");  // labels and the group's index only
@@ -1731,6 +1809,29 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
       b.note_controller(controller_key("Job", meta.namespace_, job.name));
       jobs.push_back(std::move(job));
     }
+  }
+  // The webhook: every replicated Job a policy names is one of the JobSet's.
+  for (const YamlNode& ref : job_refs) {
+    const std::string n = ref.str();
+    if (std::find(names.begin(), names.end(), n) == names.end()) {
+      ref.fail(fmt::format("'{}' is not one of the replicated Jobs ({}){}", n,
+                           fmt::join(names, ", "), did_you_mean(n, names)));
+    }
+  }
+  // All over every replicated Job is what capsim does: each child Job runs to completion.
+  if (success && (success_operator == "Any" ||
+                  (!success_targets.empty() &&
+                   std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+                     return std::find(success_targets.begin(), success_targets.end(), n) ==
+                            success_targets.end();
+                   })))) {
+    ctx.warn(*success, fmt::format("successPolicy is not modelled (operator {} over {}): capsim runs "
+                                   "every child Job to completion, as operator All over all "
+                                   "replicated Jobs",
+                                   success_operator,
+                                   success_targets.empty() ? std::string("all replicated Jobs")
+                                                           : fmt::format("{}", fmt::join(
+                                                                 success_targets, ", "))));
   }
   const auto pods = static_cast<std::int32_t>(total_pods);
   const GangId whole = add_object_gang(gang, pods, meta.name, b);
@@ -1893,7 +1994,9 @@ void load_train_job(MapReader& doc, ManifestContext& ctx) {
     if (auto r = tr.opt("resourcesPerNode")) {
       MapReader rr = r->map();
       // Upstream replaces the containers' resources only when limits or requests are given.
-      const bool given = rr.opt("limits").has_value() || rr.opt("requests").has_value();
+      const bool limits = rr.opt("limits").has_value();
+      const bool requests = rr.opt("requests").has_value();  // both read: no short circuit
+      const bool given = limits || requests;
       rr.ignore("claims");
       rr.finish();
       if (given) resources = *r;
