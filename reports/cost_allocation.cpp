@@ -182,17 +182,22 @@ CostAllocation load_cost_allocation(const ReportData& data) {
   //    queued in ClusterQueue C through LocalQueue NS/LQ, ...". The pod table has no namespace or
   //    labels.
   struct PodInfo {
-    std::string job, queue, devices;
+    std::string job, queue, devices, owner_kind;
   };
   std::map<std::string, PodInfo> pod_info;
   {
+    // owner_kind: schema 6 on; older files have no such column, and their owners are taken as
+    // Jobs (what the OpenCost export said of them before).
+    const std::string owner_kind = reader.schema_version() >= 6
+                                       ? "coalesce(owner_kind, '')"
+                                       : "CASE WHEN job IS NULL THEN '' ELSE 'Job' END";
     Statement st = db.prepare(
-        "SELECT pod, coalesce(job, ''), coalesce(queue, ''), coalesce(devices, '') FROM pod "
-        "WHERE run_id = ?1");
+        "SELECT pod, coalesce(job, ''), coalesce(queue, ''), coalesce(devices, ''), " +
+        owner_kind + " FROM pod WHERE run_id = ?1");
     st.bind_int64(1, run);
     while (st.step())
-      pod_info[st.column_text(0)] =
-          PodInfo{st.column_text(1), st.column_text(2), st.column_text(3)};
+      pod_info[st.column_text(0)] = PodInfo{st.column_text(1), st.column_text(2),
+                                            st.column_text(3), st.column_text(4)};
   }
   std::map<std::string, std::pair<std::string, std::string>> workload_queue;  // (ns, LocalQueue)
   {
@@ -251,6 +256,7 @@ CostAllocation load_cost_allocation(const ReportData& data) {
         c.pod = row.pod;
         const PodInfo& info = pod_info[row.pod];
         c.job = info.job;
+        c.owner_kind = info.owner_kind;
         c.queue = info.queue;
         c.devices = info.devices;
         auto wq = workload_queue.find(c.job.empty() ? c.pod : c.job);

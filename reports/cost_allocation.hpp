@@ -38,6 +38,9 @@ double fraction_inside(const ChargeRow& row, SimTime from, SimTime to);
 struct PodCharge {
   std::string pod;
   std::string job, queue, node, pool, gpu_model, sharing;
+  // The kind of the owner `job` names (Job, Deployment, StatefulSet, DaemonSet, ...): the pod
+  // table's owner_kind; "" when the pod has none or the file predates schema 6.
+  std::string owner_kind;
   // The workload's namespace and kueue.x-k8s.io/queue-name label, known from its `queued` event
   // in runs with Kueue objects; "" / none otherwise (the pod table records neither).
   std::string namespace_;

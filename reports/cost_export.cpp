@@ -44,7 +44,7 @@ struct Allocation {
   SimTime first = kEndOfTime, last = 0;  // running span inside the window
   ChargeSums sums;
   // Properties: kept while every charge agrees, dropped (empty) when they differ.
-  std::string node, namespace_, pod, controller, queue;
+  std::string node, namespace_, pod, controller, controller_kind, queue;
   std::map<std::string, std::string> labels;
   bool seen = false;
 
@@ -60,6 +60,7 @@ struct Allocation {
     agree(namespace_, c.pod.empty() ? "" : c.namespace_);
     agree(pod, c.pod);
     agree(controller, c.job);
+    agree(controller_kind, c.owner_kind);
     agree(queue, c.queue);
     if (!seen) {
       labels = c.labels;
@@ -216,7 +217,14 @@ std::string render_opencost(const CostAllocation& a, const CostExportOptions& o)
       prop("node", al.node);
       prop("namespace", al.namespace_);
       prop("controller", al.controller);
-      if (!al.controller.empty()) prop("controllerKind", "job");
+      // OpenCost's controllerKind is the owner's kind in lower case ("deployment", "job"), given
+      // where the allocation's charges agree on it.
+      if (!al.controller.empty() && !al.controller_kind.empty()) {
+        std::string kind = al.controller_kind;
+        std::transform(kind.begin(), kind.end(), kind.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        prop("controllerKind", kind);
+      }
       prop("pod", al.pod);
       const std::map<std::string, std::string>& labels = al.labels;
       if (!labels.empty()) {

@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS pod (
   attempts          INTEGER NOT NULL,
   wait_s            REAL NOT NULL,
   topology_span     TEXT,
-  topology_slowdown REAL
+  topology_slowdown REAL,
+  owner_kind        TEXT
 );
 CREATE INDEX IF NOT EXISTS pod_by_name ON pod (run_id, pod);
 CREATE INDEX IF NOT EXISTS pod_by_queue ON pod (run_id, queue);

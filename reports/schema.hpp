@@ -23,7 +23,9 @@ class SqliteDb;
 // tables (`capsim run --explain`); older files lack them.
 // 5: the run table's `record` (summary, pods or full: what the run kept); older files lack it and
 // hold everything.
-inline constexpr std::int64_t kSchemaVersion = 5;
+// 6: the pod table's owner_kind (the kind of the object named in `job`: Job, Deployment, ...);
+// older files lack it.
+inline constexpr std::int64_t kSchemaVersion = 6;
 // Written to SQLite's header (PRAGMA application_id) so `file` and other tools can tell a capsim
 // report from any other SQLite file: the ASCII bytes "CAPS".
 inline constexpr std::int32_t kReportApplicationId = 0x43415053;

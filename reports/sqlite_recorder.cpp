@@ -507,8 +507,9 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
     if (with_pods) {
       Statement pod = db_.prepare(
           "INSERT INTO pod (run_id, pod, job, queue, priority, submit_s, start_s, end_s, status, "
-          "node, devices, gpu_request, attempts, wait_s, topology_span, topology_slowdown) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+          "node, devices, gpu_request, attempts, wait_s, topology_span, topology_slowdown, "
+          "owner_kind) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
       for (const PodRecord& rec : pods) {
         CAPSIM_CHECK(rec.pod != kNoPod, "every pod row names a pod");
         const std::string_view name = pod_name(rec.pod);
@@ -542,6 +543,15 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
           pod.bind_null(16);
         } else {
           pod.bind_double(16, rec.topology_slowdown);
+        }
+        // The owner named in `job`: its controller's kind (a Deployment, a dump's ReplicaSet),
+        // else Job for a Job's pod; NULL for a bare pod or a trace's.
+        if (!spec.controller_kind.empty()) {
+          pod.bind_text(17, spec.controller_kind);
+        } else if (spec.job != kNoJob) {
+          pod.bind_text(17, "Job");
+        } else {
+          pod.bind_null(17);
         }
         pod.execute();
       }

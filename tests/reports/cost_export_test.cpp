@@ -499,6 +499,52 @@ TEST_SUITE("cost exports") {
           std::string::npos);
   }
 
+  // The pod table's owner_kind (schema 6) is OpenCost's controllerKind, in lower case: a
+  // Deployment's two replicas aggregate under controller "web" of kind deployment, a Job's pod
+  // under "train" of kind job; a bare pod has neither.
+  TEST_CASE("OpenCost's controllerKind is the owner's kind: deployment, job, none for a bare pod") {
+    ScratchDir dir("cost-controller-kind");
+    write_file(dir.file("s.yaml"),
+               "name: owners\nseed: 1\nsimulation: {horizon: 1h, sample_interval: 10m}\n"
+               "cluster:\n  pools:\n    - {name: p, count: 1, gpu: {model: A100-80GB, count: 8}, "
+               "cpu: 64, memory: 256Gi, price_per_hour: 8.0}\n"
+               "manifests: [m.yaml]\n"
+               "durations:\n  - {match: {kind: Job}, duration: 2h}\n"
+               "  - {match: {kind: Pod}, duration: 2h}\n");
+    write_file(dir.file("m.yaml"),
+               "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+               "  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n"
+               "    metadata: {labels: {app: web}}\n"
+               "    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n"
+               "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n"
+               "  template:\n    spec:\n      restartPolicy: Never\n"
+               "      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+               "---\napiVersion: v1\nkind: Pod\nmetadata: {name: solo}\n"
+               "spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n");
+    const std::string db = run_scenario_db(dir, dir.file("s.yaml"), "owners");
+    {
+      RunReader reader(db);
+      CHECK(reader.schema_version() == 6);
+      auto st = reader.db().prepare(
+          "SELECT coalesce(job, '-'), coalesce(owner_kind, '-'), count(*) FROM pod "
+          "WHERE run_id = 1 GROUP BY job, owner_kind ORDER BY job");
+      std::vector<std::string> rows;
+      while (st.step()) {
+        rows.push_back(st.column_text(0) + " " + st.column_text(1) + " " +
+                       std::to_string(st.column_int64(2)));
+      }
+      CHECK(rows == std::vector<std::string>{"- - 1", "train Job 1", "web Deployment 2"});
+    }
+    const std::string oc = dir.file("oc.json");
+    REQUIRE(run_capsim("report '" + db + "' --opencost '" + oc + "' --aggregate controller -q",
+                       dir)
+                .exit_code == 0);
+    const std::string text = slurp(oc);
+    CHECK(text.find(R"("controller":"web","controllerKind":"deployment")") != std::string::npos);
+    CHECK(text.find(R"("controller":"train","controllerKind":"job")") != std::string::npos);
+    CHECK(text.find(R"("controllerKind":"pod")") == std::string::npos);
+  }
+
   TEST_CASE("the FOCUS file follows the 1.2 column rules and sums to cost_total_usd") {
     ScratchDir dir("cost-focus");
     const std::string csv = dir.file("focus.csv");

@@ -15,11 +15,12 @@ using namespace capsim;
 
 TEST_CASE(
     "the schema made from the column lists is, byte for byte, version 1's plus version 2's "
-    "tables, version 3's pod columns, version 4's tables and version 5's run column") {
+    "tables, version 3's pod columns, version 4's tables, version 5's run column and version "
+    "6's pod column") {
   // reports/schema.cpp's DDL before the sample tables were made from column lists, with the
   // tables version 2 added (charge, queue_quota, local_queue) after queue_sample, the pod
   // table's topology columns of version 3, and version 4's (pending_reason, explain_*) after
-  // version 2's tables; version 5's run.record.
+  // version 2's tables; version 5's run.record; version 6's pod.owner_kind.
   const std::string before = R"sql(
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -71,7 +72,8 @@ CREATE TABLE IF NOT EXISTS pod (
   attempts          INTEGER NOT NULL,
   wait_s            REAL NOT NULL,
   topology_span     TEXT,
-  topology_slowdown REAL
+  topology_slowdown REAL,
+  owner_kind        TEXT
 );
 CREATE INDEX IF NOT EXISTS pod_by_name ON pod (run_id, pod);
 CREATE INDEX IF NOT EXISTS pod_by_queue ON pod (run_id, queue);

@@ -18,7 +18,7 @@ namespace capsim {
 namespace {
 
 struct PodRow {
-  std::string job, status;
+  std::string job, status, owner_kind;
   double start = -1, end = -1;
 };
 
@@ -39,12 +39,12 @@ TEST_SUITE("scenario") {
     REQUIRE(r.exit_code == 0);
     RunReader reader(dir.file("t.db"));
     auto st = reader.db().prepare(
-        "SELECT pod, coalesce(job, ''), status, coalesce(start_s, -1), coalesce(end_s, -1) "
-        "FROM pod WHERE run_id = 1");
+        "SELECT pod, coalesce(job, ''), status, coalesce(owner_kind, ''), "
+        "coalesce(start_s, -1), coalesce(end_s, -1) FROM pod WHERE run_id = 1");
     std::map<std::string, PodRow> pods;
     while (st.step()) {
-      pods[st.column_text(0)] = {st.column_text(1), st.column_text(2), st.column_double(3),
-                                 st.column_double(4)};
+      pods[st.column_text(0)] = {st.column_text(1), st.column_text(2), st.column_text(3),
+                                 st.column_double(4), st.column_double(5)};
     }
     std::map<std::string, std::vector<const PodRow*>> by_object;
     for (const auto& [name, row] : pods) {
@@ -62,6 +62,7 @@ TEST_SUITE("scenario") {
     REQUIRE(pretrain_starts.size() == 1);
     const double pretrain_start = *pretrain_starts.begin();
     CHECK(pods["pretrain-workers-1-1"].job == "pretrain-workers-1");
+    CHECK(pods["pretrain-workers-1-1"].owner_kind == "Job");  // the owner `job` names
 
     // sweep: 3 Jobs x 2 pods x 4 GPUs = 24 GPUs over a 16-GPU queue: never admitted, although
     // each of its Jobs (8 GPUs) would fit.
@@ -88,6 +89,8 @@ TEST_SUITE("scenario") {
     for (const PodRow* p : by_object["llm-"])
       CHECK(p->status == "running");
     CHECK(pods.count("llm-1-1") == 1);
+    CHECK(pods["llm-1-1"].job == "llm");
+    CHECK(pods["llm-1-1"].owner_kind == "LeaderWorkerSet");
   }
 }
 

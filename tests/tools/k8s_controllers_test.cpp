@@ -343,7 +343,12 @@ TEST_CASE("objects a read controller made are skipped once, kept when the contro
            std::string(kCluster) + "durations:\n  - {match: {kind: Pod}, long_running: true}\n")
       .add("mem/m.yaml", pod("web-6d4f-aaaaa") + pod("web-6d4f-bbbbb"));
   const Scenario t = load_scenario("mem/s.yaml", {}, alone);
-  CHECK(t.world->pods.size() == 2);
+  REQUIRE(t.world->pods.size() == 2);
+  // They carry their owner, name and kind, for the report's job and owner_kind columns.
+  for (const PodSpec& p : t.world->pods) {
+    CHECK(p.job_name == "web-6d4f");
+    CHECK(p.controller_kind == "ReplicaSet");
+  }
 }
 
 }  // namespace capsim

@@ -134,9 +134,9 @@ TEST_CASE("kinds that would change the answer are refused naming file, line, fie
       {"a ResourceQuota",
        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\n",
        {"namespace quota", "is not modelled", "ClusterQueues"}},
-      {"a TrainJob",
-       "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\n",
-       {"TrainJob is not modelled yet", "TrainingRuntime", "JobSet"}},
+      {"an MPIJob",
+       "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: t}\n",
+       {"MPIJob is not modelled yet", "batch/v1 Job", "capsim.io/gang"}},
   };
   for (const Case& c : cases) {
     INFO(c.name);

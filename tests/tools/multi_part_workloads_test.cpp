@@ -169,6 +169,78 @@ TEST_CASE("JobSet fields capsim does not model are warned about by name; mistake
   CHECK(contains(e2->message(), "did you mean"));
 }
 
+// The JobSet webhook's checks of the policies (sigs.k8s.io/jobset pkg/webhooks): what they name
+// must be a replicated Job, enums take their values, dependsOn points back. Each refusal names
+// the file, line and field.
+TEST_CASE("JobSet policies that name missing replicated Jobs or bad values are refused") {
+  struct Case {
+    const char* name;
+    std::string policy;  // inserted after `suspend: true`
+    std::string from, to;  // an edit of the replicated Jobs, if any
+    const char* want_field;
+    const char* want_part;
+  };
+  const std::vector<Case> cases = {
+      {"a success target that is not a replicated Job",
+       "  successPolicy: {operator: All, targetReplicatedJobs: [worker]}\n", "", "",
+       "spec.successPolicy.targetReplicatedJobs[0]",
+       "'worker' is not one of the replicated Jobs (driver, workers) (did you mean 'workers'?)"},
+      {"a failure rule's target that is not a replicated Job",
+       "  failurePolicy:\n    maxRestarts: 2\n    rules:\n"
+       "    - {name: r, action: RestartJobSet, targetReplicatedJobs: [drivers]}\n",
+       "", "", "spec.failurePolicy.rules[0].targetReplicatedJobs[0]",
+       "'drivers' is not one of the replicated Jobs"},
+      {"an unknown failure action",
+       "  failurePolicy: {rules: [{action: RestartJobs}]}\n", "", "",
+       "spec.failurePolicy.rules[0].action", "unknown failure policy action 'RestartJobs'"},
+      {"an unknown job failure reason",
+       "  failurePolicy: {rules: [{action: FailJobSet, onJobFailureReasons: [BackoffLimit]}]}\n",
+       "", "", "spec.failurePolicy.rules[0].onJobFailureReasons[0]",
+       "unknown job failure reason 'BackoffLimit'"},
+      {"a rule name the webhook rejects",
+       "  failurePolicy: {rules: [{name: 1st, action: FailJobSet}]}\n", "", "",
+       "spec.failurePolicy.rules[0].name", "invalid failure policy rule name '1st'"},
+      {"two rules of one name",
+       "  failurePolicy: {rules: [{name: r, action: FailJobSet}, {name: r, action: "
+       "FailJobSet}]}\n",
+       "", "", "spec.failurePolicy.rules[1].name", "'r' is used twice"},
+      {"dependsOn on the first replicated Job",
+       "", "  - name: driver\n", "  - name: driver\n    dependsOn: [{name: workers, status: Ready}]\n",
+       "spec.replicatedJobs[0].dependsOn", "can't be set for the first replicated Job"},
+      {"dependsOn naming a later or unknown Job",
+       "", "  - name: workers\n", "  - name: workers\n    dependsOn: [{name: workers, status: Ready}]\n",
+       "spec.replicatedJobs[1].dependsOn[0].name", "names an earlier replicated Job"},
+      {"a dependsOn status that does not exist",
+       "", "  - name: workers\n", "  - name: workers\n    dependsOn: [{name: driver, status: Done}]\n",
+       "spec.replicatedJobs[1].dependsOn[0].status", "unknown dependsOn status 'Done'"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::string yaml = kJobSet;
+    yaml.replace(yaml.find("  suspend: true\n"), 16, "  suspend: true\n" + c.policy);
+    if (!c.from.empty()) yaml.replace(yaml.find(c.from), c.from.size(), c.to);
+    auto e = load_error(yaml, kDurations);
+    REQUIRE(e);
+    INFO(e->message());
+    CHECK(e->where().file == "mem/m.yaml");
+    CHECK(e->where().line > 0);
+    CHECK(e->where().field == c.want_field);
+    CHECK(contains(e->message(), c.want_part));
+  }
+  // Valid policies load, each warned about with what it asks for.
+  std::string yaml = kJobSet;
+  yaml.replace(yaml.find("  suspend: true\n"), 16,
+               "  suspend: true\n  successPolicy: {operator: All, targetReplicatedJobs: [driver, "
+               "workers]}\n  failurePolicy:\n    maxRestarts: 3\n    rules:\n"
+               "    - {action: RestartJobSet, onJobFailureReasons: [PodFailurePolicy]}\n"
+               "    - {name: fail_fast, action: FailJobSet, targetReplicatedJobs: [driver]}\n");
+  const Loaded l = load(yaml, kDurations);
+  // All over every replicated Job is what capsim does: no warning.
+  CHECK(warnings_with(l, "successPolicy") == 0);
+  CHECK(warnings_with(l, "failurePolicy is not modelled (maxRestarts 3, restartStrategy "
+                         "Recreate, rules failurePolicyRule0, fail_fast)") == 1);
+}
+
 TEST_CASE("a PyTorchJob makes a master and a worker Job, admitted as one workload") {
   const std::string yaml =
       "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: ft\n"

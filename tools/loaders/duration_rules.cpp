@@ -18,7 +18,8 @@ namespace {
 const std::vector<std::string>& rule_kinds() {
   static const std::vector<std::string> k = {
       "Pod",         "Job",       "CronJob", "Deployment", "ReplicaSet",
-      "StatefulSet", "DaemonSet", "JobSet",  "PyTorchJob", "LeaderWorkerSet"};
+      "StatefulSet", "DaemonSet", "JobSet",  "PyTorchJob", "LeaderWorkerSet",
+      "TrainJob"};
   return k;
 }
 

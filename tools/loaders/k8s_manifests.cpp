@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <any>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -179,8 +180,9 @@ std::string enum_value_of(const YamlNode& n, std::string_view what,
 }
 
 // Who makes the pod decides which restartPolicy its template may have: any for a bare pod,
-// OnFailure or Never for a Job's; a training operator sets it from its replica spec (kOperator).
-enum class PodOwner : std::uint8_t { kBare, kJob, kOperator };
+// OnFailure or Never for a Job's; a JobSet's Job likewise, but an unset one is OnFailure (the
+// JobSet webhook's default); a training operator sets it from its replica spec (kOperator).
+enum class PodOwner : std::uint8_t { kBare, kJob, kJobSetJob, kOperator };
 
 // A container's effective requests, after defaulting requests to limits, with Kubernetes'
 // request/limit rules checked.
@@ -248,9 +250,17 @@ ResourceVec container_requests(const YamlNode& resources, ManifestContext& ctx,
 ResourceVec read_container(const YamlNode& c, bool init, bool& sidecar, ManifestContext& ctx,
                            std::vector<YamlNode>& claims) {
   MapReader r = c.map();
-  if (auto n = r.opt("name")) (void)n->str();
+  std::string name;
+  if (auto n = r.opt("name")) name = n->str();
   ResourceVec req;
-  if (auto res = r.opt("resources")) req = container_requests(*res, ctx, claims);
+  const ContainerResourcesOverride* o = ctx.container_resources;
+  if (!init && o != nullptr &&
+      std::find(o->containers.begin(), o->containers.end(), name) != o->containers.end()) {
+    r.ignore("resources");  // replaced wholesale, as the Trainer's builder replaces it
+    req = container_requests(o->resources, ctx, claims);
+  } else if (auto res = r.opt("resources")) {
+    req = container_requests(*res, ctx, claims);
+  }
   sidecar = false;
   if (auto rp = r.opt("restartPolicy")) {
     const std::string s = rp->str();
@@ -443,7 +453,9 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     }
   }
   std::optional<YamlNode> restart = spec.opt("restartPolicy");
-  const std::string rp = restart ? restart->str() : std::string("Always");
+  const std::string rp = restart                           ? restart->str()
+                         : owner == PodOwner::kJobSetJob ? std::string("OnFailure")
+                                                         : std::string("Always");
   if (rp == "Always") {
     p.restart_policy = RestartPolicy::kAlways;
   } else if (rp == "OnFailure") {
@@ -457,7 +469,8 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   // The kubelet restarts a bare pod's containers without limit; a Job's backoffLimit bounds its
   // pods (set by the Job loader).
   if (owner == PodOwner::kBare) p.max_restarts = std::numeric_limits<std::int32_t>::max();
-  if (owner == PodOwner::kJob && p.restart_policy == RestartPolicy::kAlways) {
+  if ((owner == PodOwner::kJob || owner == PodOwner::kJobSetJob) &&
+      p.restart_policy == RestartPolicy::kAlways) {
     (restart ? *restart : spec_node)
         .fail(
             "a Job's pod template needs restartPolicy OnFailure or Never (Kubernetes rejects "
@@ -777,7 +790,7 @@ void load_node(MapReader& doc, ManifestContext& ctx) {
 bool is_expanded_controller(std::string_view kind) {
   return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
          kind == "DaemonSet" || kind == "Job" || kind == "CronJob" || kind == "JobSet" ||
-         kind == "PyTorchJob" || kind == "LeaderWorkerSet";
+         kind == "PyTorchJob" || kind == "LeaderWorkerSet" || kind == "TrainJob";
 }
 
 // Whether `meta` names, as its controller, an object of a kind capsim expands: the object may be
@@ -826,8 +839,10 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   p.namespace_ = meta.namespace_;
   p.labels = meta.labels;
   // A pod whose controller is not read (a dump's Pod of a ReplicaSet or Job) reports under its
-  // owner, so the report groups the owner's pods.
+  // owner, so the report groups the owner's pods; its kind also tells drains to leave a
+  // DaemonSet's pods, as `kubectl drain --ignore-daemonsets` does.
   p.job_name = meta.owner_name;
+  p.controller_kind = meta.owner_kind;
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
   read_topology_annotations(meta, p, ctx);
@@ -858,12 +873,16 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
 // A Job as its object or a CronJob's jobTemplate gives it: `meta` is the Job's metadata (for a
 // CronJob's Job: the template's labels under the CronJob's name and namespace), `annotations`
 // the capsim.io/* annotations of the objects above the pod template, `subject` the object a
-// durations rule matches (the Job, or the CronJob). Returns the Job, not yet added; a gang it
-// asks for is added to the World under the Job's name.
+// durations rule matches (the Job, or the CronJob). `size`, when set, replaces parallelism and
+// completions (a TrainJob's node count); `owner` says who defaults the template's
+// restartPolicy. Returns the Job, not yet added; a gang it asks for is
+// added to the World under the Job's name.
 JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNode& spec_node,
                  ManifestContext& ctx, SimAnnotations a, std::string_view subject_kind,
                  std::string_view subject_name = {},
-                 std::function<void()>* deferred_failure = nullptr) {
+                 std::function<void()>* deferred_failure = nullptr,
+                 std::optional<std::int32_t> size = std::nullopt,
+                 PodOwner owner = PodOwner::kJob) {
   WorldBuilder& b = ctx.builder;
   MapReader spec = spec_node.map();
   constexpr std::int64_t kMaxI32 = std::numeric_limits<std::int32_t>::max();
@@ -883,6 +902,8 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   // rest have stopped (a work queue). capsim models that as every running pod finishing its work,
   // i.e. completions = parallelism.
   job.completions = comp ? static_cast<std::int32_t>(comp->integer()) : job.parallelism;
+  // A TrainJob's trainer step: Kubeflow Trainer sets both to its node count.
+  if (size) job.parallelism = job.completions = *size;
   const std::int64_t backoff = spec.int_or("backoffLimit", 6, 0, kMaxI32);
   if (auto mode = spec.opt("completionMode")) {
     const std::string m = enum_value_of(*mode, "completionMode", {"NonIndexed", "Indexed"});
@@ -912,7 +933,7 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
     const Sym k = b.world().strings.find(key);
     if (k != kNoSym && meta.labels.has(k) && !p.labels.has(k)) p.labels.set(k, meta.labels.get(k));
   }
-  parse_pod_spec(tmpl.req("spec"), ctx, p, PodOwner::kJob);
+  parse_pod_spec(tmpl.req("spec"), ctx, p, owner);
   tmpl.finish();
 
   if (tmeta) a.add(*tmeta, "pod template");
@@ -1548,36 +1569,113 @@ void warn_annotation(const ObjectMeta& meta, std::string_view key, ManifestConte
 // k8s.io labels the controller sets. Kueue admits a JobSet as one Workload with a PodSet per
 // replicated Job of replicas x min(parallelism, completions) pods (Kueue docs: "Run A JobSet").
 // Durations rules match the JobSet (kind JobSet, its name), so all its Jobs draw one run time.
-void load_job_set(MapReader& doc, ManifestContext& ctx) {
+//
+// A TrainJob's JobSet is read here too, from its runtime's template (`trainer`): the JobSet takes
+// the TrainJob's name, namespace, labels and annotations, durations rules and Kueue see the
+// TrainJob, and Kubeflow Trainer's builder (pkg/runtime/framework/plugins/jobset/builder.go)
+// changes the template: replicated Jobs labelled trainer.kubeflow.org/trainjob-ancestor-step
+// (trainer, dataset-initializer, model-initializer) get one replica, the trainer step's Job
+// parallelism = completions = the node count, and the TrainJob's resourcesPerNode replaces the
+// resources of every container named `node`.
+struct TrainerShape {
+  std::int32_t nodes = 1;
+  std::optional<ContainerResourcesOverride> resources;
+};
+
+constexpr const char* kAncestorStep = "trainer.kubeflow.org/trainjob-ancestor-step";
+
+// `meta`/`meta_node`: the JobSet's (or the TrainJob's) metadata; `spec_node` the JobSet spec;
+// `kind` the object the user wrote ("JobSet" or "TrainJob"); `where` its document.
+void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNode& spec_node,
+                    const InputLocation& where, ManifestContext& ctx, const char* kind,
+                    const TrainerShape* trainer) {
   WorldBuilder& b = ctx.builder;
-  const YamlNode meta_node = doc.req("metadata");
-  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
-  doc.ignore("status");
-  const YamlNode spec_node = doc.req("spec");
   MapReader spec = spec_node.map();
   const YamlNode rjobs_node = spec.req("replicatedJobs");
   // A suspended JobSet waits for Kueue (or a user) to resume it; capsim's queues admit it.
   (void)spec.bool_or("suspend", false);
+  // successPolicy and failurePolicy name replicated Jobs, checked once those are read (the
+  // JobSet webhook's validation); neither is modelled, as their warnings say.
+  std::vector<YamlNode> job_refs;
+  std::optional<YamlNode> success;
+  std::string success_operator;
   std::vector<std::string> success_targets;
   if (auto sp = spec.opt("successPolicy")) {
+    success = sp;
     MapReader r = sp->map();
-    const YamlNode op = r.req("operator");
-    const std::string v = enum_value_of(op, "successPolicy operator", {"All", "Any"});
+    success_operator = enum_value_of(r.req("operator"), "successPolicy operator", {"All", "Any"});
     if (auto t = r.opt("targetReplicatedJobs")) {
-      for (const YamlNode& n : t->seq())
+      for (const YamlNode& n : t->seq()) {
         success_targets.push_back(n.str());
+        job_refs.push_back(n);
+      }
     }
     r.finish();
-    if (v == "Any" || !success_targets.empty()) {
-      ctx.warn(*sp,
-               "successPolicy is not modelled: capsim runs every child Job to completion (as "
-               "operator All over all replicated Jobs)");
-    }
   }
   if (auto fp = spec.opt("failurePolicy")) {
-    ctx.warn(*fp,
-             "failurePolicy is not modelled: a child Job that fails fails alone, and the JobSet "
-             "is not restarted");
+    MapReader r = fp->map();
+    const std::int64_t max_restarts =
+        r.int_or("maxRestarts", 0, 0, std::numeric_limits<std::int32_t>::max());
+    std::string strategy = "Recreate";
+    if (auto rs = r.opt("restartStrategy")) {
+      strategy = enum_value_of(*rs, "restartStrategy",
+                               {"Recreate", "BlockingRecreate", "InPlaceRestart"});
+    }
+    std::vector<std::string> rule_names;
+    if (auto rules = r.opt("rules")) {
+      std::size_t i = 0;
+      for (const YamlNode& rule : rules->seq()) {
+        MapReader rr = rule.map();
+        // The webhook names an unnamed rule failurePolicyRule<i>; a name is 1-128 characters of
+        // ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ and unique.
+        std::string name = fmt::format("failurePolicyRule{}", i++);
+        if (auto n = rr.opt("name")) {
+          name = n->str();
+          const bool ok =
+              !name.empty() && name.size() <= 128 && std::isalpha(static_cast<unsigned char>(name[0])) &&
+              std::all_of(name.begin(), name.end(),
+                          [](unsigned char c) {
+                            return std::isalnum(c) || c == '_' || c == ',' || c == ':';
+                          }) &&
+              (std::isalnum(static_cast<unsigned char>(name.back())) || name.back() == '_');
+          if (!ok) {
+            n->fail(fmt::format(
+                "invalid failure policy rule name '{}': it starts with a letter, then letters, "
+                "digits or '_,:', and ends with a letter, digit or '_' (at most 128)",
+                name));
+          }
+          if (std::find(rule_names.begin(), rule_names.end(), name) != rule_names.end()) {
+            n->fail(fmt::format("failure policy rule name '{}' is used twice", name));
+          }
+        }
+        rule_names.push_back(name);
+        (void)enum_value_of(rr.req("action"), "failure policy action",
+                            {"FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts",
+                             "RestartJob", "RestartJobAndIgnoreMaxRestarts"});
+        if (auto reasons = rr.opt("onJobFailureReasons")) {
+          for (const YamlNode& reason : reasons->seq()) {
+            (void)enum_value_of(reason, "job failure reason",
+                                {"BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes",
+                                 "MaxFailedIndexesExceeded", "PodFailurePolicy"});
+          }
+        }
+        if (auto patterns = rr.opt("onJobFailureMessagePatterns")) {
+          for (const YamlNode& pattern : patterns->seq())
+            (void)pattern.str();
+        }
+        if (auto t = rr.opt("targetReplicatedJobs")) {
+          for (const YamlNode& n : t->seq())
+            job_refs.push_back(n);
+        }
+        rr.finish();
+      }
+    }
+    r.finish();
+    ctx.warn(*fp, fmt::format("failurePolicy is not modelled (maxRestarts {}, restartStrategy {}"
+                              "{}{}): a child Job that fails fails alone, and the JobSet is not "
+                              "restarted",
+                              max_restarts, strategy, rule_names.empty() ? "" : ", rules ",
+                              fmt::join(rule_names, ", ")));
   }
   if (auto st = spec.opt("startupPolicy")) {
     MapReader r = st->map();
@@ -1600,7 +1698,7 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
                   "JobSet's pods without it");
 
   SimAnnotations base;
-  base.add(meta, "JobSet");
+  base.add(meta, kind);
   const std::optional<YamlNode> gang = base.take(kGang);
   const std::vector<YamlNode> rjobs = rjobs_node.seq();
   if (rjobs.empty()) rjobs_node.fail("a JobSet needs at least one replicated Job");
@@ -1624,8 +1722,24 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
       name_node.fail(fmt::format("replicated Job name '{}' is used twice", rj_name));
     }
     names.push_back(rj_name);
-    const std::int64_t replicas = rj.int_or("replicas", 1, 0, kMaxReplicas);
+    std::int64_t replicas = rj.int_or("replicas", 1, 0, kMaxReplicas);
     if (auto d = rj.opt("dependsOn")) {
+      // The webhook: not on the first replicated Job, and naming an earlier one; one entry.
+      if (names.size() == 1) d->fail("dependsOn can't be set for the first replicated Job");
+      const std::vector<YamlNode> deps = d->seq();
+      if (deps.size() > 1) d->fail("dependsOn takes one entry (the API supports only one yet)");
+      for (const YamlNode& dep : deps) {
+        MapReader dm = dep.map();
+        const YamlNode dn = dm.req("name");
+        const std::string target = dn.str();
+        if (std::find(names.begin(), names.end() - 1, target) == names.end() - 1) {
+          dn.fail(fmt::format("replicated Job '{}' cannot depend on '{}': dependsOn names an "
+                              "earlier replicated Job",
+                              rj_name, target));
+        }
+        (void)enum_value_of(dm.req("status"), "dependsOn status", {"Ready", "Complete"});
+        dm.finish();
+      }
       ctx.warn(*d, "dependsOn is not modelled: capsim creates every replicated Job at once");
     }
     rj.ignore("groupName");  // labels and the group's index only
@@ -1638,6 +1752,15 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
     }
     const YamlNode job_spec = jt.req("spec");
     jt.finish();
+    std::optional<std::int32_t> size;
+    if (trainer != nullptr) {
+      const std::optional<std::string> step = label_value(child.labels, kAncestorStep,
+                                                          b.world().strings);
+      if (step == "trainer" || step == "dataset-initializer" || step == "model-initializer") {
+        replicas = 1;
+      }
+      if (step == "trainer") size = trainer->nodes;
+    }
     if (replicas == 0) {
       ctx.warn(rj_node, fmt::format("replicated Job '{}' has 0 replicas: no Jobs", rj_name));
       continue;
@@ -1651,7 +1774,11 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
     SimAnnotations a = base;
     a.add(child, "replicated Job template");
     // One read per replicated Job (so its warnings come once); its replicas are copies.
-    const JobSpec proto = read_job(child, meta_node, job_spec, ctx, a, "JobSet", meta.name);
+    ctx.container_resources =
+        trainer != nullptr && trainer->resources ? &*trainer->resources : nullptr;
+    const JobSpec proto = read_job(child, meta_node, job_spec, ctx, a, kind, meta.name,
+                                   nullptr, size, PodOwner::kJobSetJob);
+    ctx.container_resources = nullptr;
     total_pods += replicas * std::min(proto.parallelism, proto.completions);
     if (total_pods > std::numeric_limits<std::int32_t>::max()) {
       rj_node.fail("the JobSet makes more pods than capsim can hold");
@@ -1683,22 +1810,279 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
       jobs.push_back(std::move(job));
     }
   }
+  // The webhook: every replicated Job a policy names is one of the JobSet's.
+  for (const YamlNode& ref : job_refs) {
+    const std::string n = ref.str();
+    if (std::find(names.begin(), names.end(), n) == names.end()) {
+      ref.fail(fmt::format("'{}' is not one of the replicated Jobs ({}){}", n,
+                           fmt::join(names, ", "), did_you_mean(n, names)));
+    }
+  }
+  // All over every replicated Job is what capsim does: each child Job runs to completion.
+  if (success && (success_operator == "Any" ||
+                  (!success_targets.empty() &&
+                   std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+                     return std::find(success_targets.begin(), success_targets.end(), n) ==
+                            success_targets.end();
+                   })))) {
+    ctx.warn(*success, fmt::format("successPolicy is not modelled (operator {} over {}): capsim runs "
+                                   "every child Job to completion, as operator All over all "
+                                   "replicated Jobs",
+                                   success_operator,
+                                   success_targets.empty() ? std::string("all replicated Jobs")
+                                                           : fmt::format("{}", fmt::join(
+                                                                 success_targets, ", "))));
+  }
   const auto pods = static_cast<std::int32_t>(total_pods);
   const GangId whole = add_object_gang(gang, pods, meta.name, b);
-  const std::int32_t group = add_workload_group(b, meta.name, "JobSet", pods, meta_node);
+  const std::int32_t group = add_workload_group(b, meta.name, kind, pods, meta_node);
   for (JobSpec& job : jobs) {
     if (whole != kNoGang && job.pod_template.gang != kNoGang) {
-      gang->fail(
-          "capsim.io/gang is set on the JobSet and on a replicated Job's template; keep one");
+      gang->fail(fmt::format(
+          "capsim.io/gang is set on the {} and on a replicated Job's template; keep one", kind));
     }
     job.pod_template.workload_group = group;
     if (whole != kNoGang) job.pod_template.gang = whole;
   }
   b.note_controller(controller_key("JobSet", meta.namespace_, meta.name));
-  const InputLocation where = located(doc.node());
-  add_unless_owner_read(ctx, meta, "JobSet", where, [&b, jobs = std::move(jobs), where]() mutable {
+  add_unless_owner_read(ctx, meta, kind, where, [&b, jobs = std::move(jobs), where]() mutable {
     for (JobSpec& job : jobs)
       b.add_job(std::move(job), where);
+  });
+}
+
+void load_job_set(MapReader& doc, ManifestContext& ctx) {
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, ctx.builder, true, pod_annotations());
+  doc.ignore("status");
+  expand_job_set(meta, meta_node, doc.req("spec"), located(doc.node()), ctx, "JobSet", nullptr);
+}
+
+// --- Kubeflow Trainer v2: TrainJob and its (Cluster)TrainingRuntime -----------------------------
+//
+// trainer.kubeflow.org/v1alpha1. A runtime is a JobSet template with an ML policy; a TrainJob
+// names one (spec.runtimeRef) and says how many nodes and what each gets. The runtime may come in
+// any file of the load, so runtimes are kept when read and a TrainJob is expanded, into the JobSet
+// its runtime makes, once every file is read (expand_job_set with a TrainerShape).
+
+// A runtime as read: what the TrainJobs naming it need.
+struct TrainingRuntimeDef {
+  std::string kind;  // ClusterTrainingRuntime or TrainingRuntime
+  std::string name;
+  std::optional<std::int32_t> nodes;  // mlPolicy.numNodes
+  ObjectMeta template_meta;           // template.metadata: the JobSet's labels and annotations
+  std::optional<YamlNode> template_spec;  // template.spec: a JobSet spec, read per TrainJob
+  InputLocation where;
+};
+
+// The runtimes of this load by "<kind>/<namespace>/<name>" (cluster-scoped: empty namespace).
+using TrainingRuntimes = std::map<std::string, TrainingRuntimeDef>;
+constexpr const char* kTrainingRuntimes = "trainer.kubeflow.org/runtimes";
+
+TrainingRuntimes& training_runtimes(WorldBuilder& b) {
+  if (std::any* r = b.kept(kTrainingRuntimes)) return *std::any_cast<TrainingRuntimes>(r);
+  return *std::any_cast<TrainingRuntimes>(&b.keep(kTrainingRuntimes, TrainingRuntimes{}));
+}
+
+std::string runtime_key(std::string_view kind, std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}/{}", kind, ns, name);
+}
+
+// ClusterTrainingRuntime (cluster-scoped) and TrainingRuntime (namespaced): mlPolicy (numNodes;
+// torch's numProcPerNode is processes, not resources), podGroupPolicy (warned: the coscheduling
+// or Volcano gang is not modelled), template (metadata and a JobSet spec). The JobSet spec is
+// read for each TrainJob that names the runtime, with that TrainJob's shape; a runtime no TrainJob
+// names is checked only down to template.spec.
+void load_training_runtime(MapReader& doc, ManifestContext& ctx, bool cluster_scoped) {
+  WorldBuilder& b = ctx.builder;
+  const char* kind = cluster_scoped ? "ClusterTrainingRuntime" : "TrainingRuntime";
+  TrainingRuntimeDef rt;
+  rt.kind = kind;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, !cluster_scoped, {});
+  rt.name = meta.name;
+  rt.where = located(doc.node());
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  if (auto ml = spec.opt("mlPolicy")) {
+    MapReader m = ml->map();
+    if (auto n = m.opt("numNodes")) {
+      rt.nodes = static_cast<std::int32_t>(n->integer(1, 100000));
+    }
+    if (auto t = m.opt("torch")) {
+      MapReader tm = t->map();
+      tm.ignore("numProcPerNode");  // torchrun's processes per node, not resources
+      if (auto e = tm.opt("elasticPolicy")) {
+        ctx.warn(*e,
+                 "elasticPolicy is not modelled: capsim runs the TrainJob's numNodes (else the "
+                 "runtime's, else 1) nodes for the whole run");
+      }
+      tm.finish();
+    }
+    for (const char* other : {"mpi", "flux"}) {
+      if (auto o = m.opt(other)) {
+        o->fail(fmt::format(
+            "mlPolicy.{} is not modelled yet (its launcher and node counts differ from the "
+            "TrainJob's numNodes); capsim reads runtimes with a torch policy or none: write the "
+            "JobSet this runtime makes (jobset.x-k8s.io/v1alpha2) instead",
+            other));
+      }
+    }
+    m.finish();
+  }
+  if (auto pg = spec.opt("podGroupPolicy")) {
+    ctx.warn(*pg,
+             "podGroupPolicy is read by the coscheduling or Volcano gang scheduler, which capsim "
+             "does not model; put capsim.io/gang on the TrainJob to place its pods "
+             "all-or-nothing");
+  }
+  const YamlNode tmpl_node = spec.req("template");
+  spec.finish();
+  MapReader tmpl = tmpl_node.map();
+  if (auto m = tmpl.opt("metadata")) {
+    rt.template_meta = parse_object_meta(*m, b, true, pod_annotations(), /*name_required=*/false);
+  }
+  rt.template_spec = tmpl.req("spec");
+  tmpl.finish();
+  if (!rt.template_spec->is_map()) rt.template_spec->fail("a JobSet spec (a mapping) is required");
+  const std::string key = runtime_key(kind, meta.namespace_, meta.name);
+  TrainingRuntimes& all = training_runtimes(b);
+  if (auto it = all.find(key); it != all.end()) {
+    meta_node.fail(fmt::format("{} '{}' is described twice (also at {})", kind, meta.name,
+                               it->second.where.to_string()));
+  }
+  all.emplace(key, std::move(rt));
+}
+
+// trainer.kubeflow.org/v1alpha1 TrainJob: the JobSet of the runtime it names (runtimeRef: kind
+// ClusterTrainingRuntime by default, or TrainingRuntime of the TrainJob's namespace), named after
+// the TrainJob, with spec.trainer.numNodes (else the runtime's mlPolicy.numNodes, else 1) pods in
+// its trainer step and spec.trainer.resourcesPerNode on the `node` containers. Kueue admits it as
+// one Workload with a PodSet per replicated Job (Kueue docs: "Run A TrainJob"); durations rules
+// match kind TrainJob.
+void load_train_job(MapReader& doc, ManifestContext& ctx) {
+  WorldBuilder& b = ctx.builder;
+  const YamlNode meta_node = doc.req("metadata");
+  const ObjectMeta meta = parse_object_meta(meta_node, b, true, pod_annotations());
+  doc.ignore("status");
+  const YamlNode spec_node = doc.req("spec");
+  MapReader spec = spec_node.map();
+  const YamlNode ref_node = spec.req("runtimeRef");
+  MapReader ref = ref_node.map();
+  const YamlNode ref_name = ref.req("name");
+  const std::string runtime_name = ref_name.str();
+  if (runtime_name.empty()) ref_name.fail("runtimeRef.name names the runtime; it is empty");
+  if (auto g = ref.opt("apiGroup")) {
+    if (g->str() != "trainer.kubeflow.org") {
+      g->fail(fmt::format("runtimeRef.apiGroup '{}' is not a group capsim reads runtimes of; use "
+                          "trainer.kubeflow.org (the default)",
+                          g->str()));
+    }
+  }
+  std::string runtime_kind = "ClusterTrainingRuntime";
+  if (auto k = ref.opt("kind")) {
+    runtime_kind =
+        enum_value_of(*k, "runtimeRef.kind", {"ClusterTrainingRuntime", "TrainingRuntime"});
+  }
+  ref.finish();
+
+  std::optional<std::int32_t> nodes;
+  std::optional<YamlNode> resources;
+  if (auto t = spec.opt("trainer")) {
+    MapReader tr = t->map();
+    if (auto n = tr.opt("numNodes")) nodes = static_cast<std::int32_t>(n->integer(1, 100000));
+    if (auto r = tr.opt("resourcesPerNode")) {
+      MapReader rr = r->map();
+      // Upstream replaces the containers' resources only when limits or requests are given.
+      const bool limits = rr.opt("limits").has_value();
+      const bool requests = rr.opt("requests").has_value();  // both read: no short circuit
+      const bool given = limits || requests;
+      rr.ignore("claims");
+      rr.finish();
+      if (given) resources = *r;
+    }
+    // The container's image, command and environment, and torchrun's processes per node.
+    ignore_all(tr, {"image", "command", "args", "env", "numProcPerNode"});
+    tr.finish();
+  }
+  // Where the initializers fetch the dataset and model from: no resources, no placement.
+  spec.ignore("initializer");
+  (void)spec.bool_or("suspend", false);  // Kueue resumes it on admission
+  spec.ignore("managedBy");
+  if (auto ad = spec.opt("activeDeadlineSeconds")) {
+    ctx.warn(*ad, "activeDeadlineSeconds is not modelled");
+  }
+  for (const char* patch : {"runtimePatches", "podSpecOverrides", "podTemplateOverrides"}) {
+    if (auto p = spec.opt(patch)) {
+      ctx.warn(*p, fmt::format("{} are not modelled: capsim places the pods as the runtime's "
+                               "template says (write the change into the runtime instead)",
+                               patch));
+    }
+  }
+  for (const char* older : {"labels", "annotations"}) {
+    if (auto p = spec.opt(older)) {
+      ctx.warn(*p, fmt::format("spec.{} (for the JobSet the TrainJob makes) are not modelled; "
+                               "put pod labels into the runtime's template",
+                               older));
+    }
+  }
+  spec.finish();
+
+  // The JobSet the TrainJob makes, and through it its Jobs, are the TrainJob's expansion.
+  b.note_controller(controller_key("TrainJob", meta.namespace_, meta.name));
+  b.note_controller(controller_key("JobSet", meta.namespace_, meta.name));
+  const std::string key = runtime_key(
+      runtime_kind, runtime_kind == "TrainingRuntime" ? meta.namespace_ : "", runtime_name);
+  const InputLocation where = located(doc.node());
+  b.before_finalize([&b, options = ctx.options, api = ctx.api_version, meta, meta_node, ref_name,
+                     runtime_kind, runtime_name, key, nodes, resources, where] {
+    TrainingRuntimes& all = training_runtimes(b);
+    const auto it = all.find(key);
+    if (it == all.end()) {
+      std::vector<std::string> read;
+      for (const auto& [k, rt] : all) {
+        if (rt.kind == runtime_kind) read.push_back(rt.name);
+      }
+      const std::string scope =
+          runtime_kind == "TrainingRuntime" ? " in namespace " + meta.namespace_ : "";
+      ref_name.fail(fmt::format(
+          "TrainJob '{}' names {} '{}'{}, which no file of this load describes{}{}; capsim makes "
+          "a TrainJob's pods from its runtime's JobSet template: add the file that holds the "
+          "runtime (kubectl get {} {} -o yaml) to the manifests, or write the JobSet the runtime "
+          "makes (jobset.x-k8s.io/v1alpha2) instead of the TrainJob",
+          meta.name, runtime_kind, runtime_name, scope,
+          read.empty() ? "" : fmt::format(" (read: {})", fmt::join(read, ", ")),
+          did_you_mean(runtime_name, read),
+          runtime_kind == "TrainingRuntime" ? "trainingruntime -n " + meta.namespace_
+                                            : std::string("clustertrainingruntime"),
+          runtime_name));
+    }
+    const TrainingRuntimeDef& rt = it->second;
+    TrainerShape shape;
+    shape.nodes = nodes ? *nodes : rt.nodes.value_or(1);
+    if (resources) shape.resources = ContainerResourcesOverride{{"node"}, *resources};
+    ObjectMeta js = meta;  // the JobSet takes the TrainJob's name, namespace and labels
+    for (const auto& [k, v] : rt.template_meta.labels.items()) {
+      if (!js.labels.has(k)) js.labels.set(k, v);
+    }
+    // A runtime's own warnings (its JobSet spec) are given once, not once per TrainJob.
+    std::vector<std::string>* warnings = options.warnings;
+    const std::size_t before = warnings != nullptr ? warnings->size() : 0;
+    ManifestContext c{b, options, api, "TrainJob"};
+    warn_annotation(rt.template_meta, "alpha.jobset.sigs.k8s.io/exclusive-topology", c,
+                    "exclusive placement per topology domain is not modelled: capsim places the "
+                    "TrainJob's pods without it");
+    expand_job_set(js, meta_node, *rt.template_spec, where, c, "TrainJob", &shape);
+    if (warnings != nullptr) {
+      std::vector<std::string> fresh(warnings->begin() + static_cast<std::ptrdiff_t>(before),
+                                     warnings->end());
+      warnings->resize(before);
+      for (std::string& w : fresh) {
+        if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) {
+          warnings->push_back(std::move(w));
+        }
+      }
+    }
   });
 }
 
@@ -2236,6 +2620,15 @@ const ManifestKinds& core_manifest_kinds() {
       {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, load_job_set},
       {"kubeflow.org", "PyTorchJob", {"v1"}, load_pytorch_job},
       {"leaderworkerset.x-k8s.io", "LeaderWorkerSet", {"v1"}, load_leader_worker_set},
+      {"trainer.kubeflow.org", "TrainJob", {"v1alpha1"}, load_train_job},
+      {"trainer.kubeflow.org",
+       "ClusterTrainingRuntime",
+       {"v1alpha1"},
+       [](MapReader& d, ManifestContext& c) { load_training_runtime(d, c, true); }},
+      {"trainer.kubeflow.org",
+       "TrainingRuntime",
+       {"v1alpha1"},
+       [](MapReader& d, ManifestContext& c) { load_training_runtime(d, c, false); }},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, load_priority_class},
       {"policy", "PodDisruptionBudget", {"v1"}, load_pod_disruption_budget},
   };

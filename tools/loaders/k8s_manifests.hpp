@@ -25,6 +25,14 @@ namespace capsim {
 struct ManifestOptions;
 class DurationRules;
 
+// Resources that replace a container's own while a pod template is read: a TrainJob's
+// spec.trainer.resourcesPerNode, which Kubeflow Trainer puts on its runtime's containers named
+// `node` (and `launcher`, when the launcher also trains).
+struct ContainerResourcesOverride {
+  std::vector<std::string> containers;  // the container names it applies to
+  YamlNode resources;                   // a ResourceRequirements mapping (limits, requests)
+};
+
 // What a handler gets besides the document: the builder, the options, the document's apiVersion
 // and kind, and a place for warnings.
 struct ManifestContext {
@@ -32,6 +40,8 @@ struct ManifestContext {
   const ManifestOptions& options;
   std::string api_version;  // "v1", "batch/v1", "kueue.x-k8s.io/v1beta2"
   std::string kind;
+  // Set while a TrainJob's runtime template is read; nullptr otherwise.
+  const ContainerResourcesOverride* container_resources = nullptr;
 
   // Appends "file:line: field: message" to options.warnings (if set).
   void warn(const YamlNode& at, const std::string& message) const;

@@ -124,10 +124,6 @@ constexpr std::array kTable = {
                    kQueueHint},
     UnmodelledKind{"scheduling.x-k8s.io", "PodGroup", kRefuse,
                    "(the coscheduling plugin's gang) is not modelled", kGangHint},
-    UnmodelledKind{
-        "trainer.kubeflow.org", "TrainJob", kRefuse,
-        "is not modelled yet: its shape comes from a TrainingRuntime; write the JobSet the runtime "
-        "makes (jobset.x-k8s.io/v1alpha2), which capsim reads"},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 // InputErrors pointing at the offending input.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <map>
 #include <optional>
@@ -82,6 +83,16 @@ class WorldBuilder {
   // True the first time `key` is passed: for one note per key.
   bool first_time(const std::string& key) { return noted_.insert(key).second; }
 
+  // A value a loader keeps for later documents of the same load to find by `key` (the
+  // TrainingRuntimes a TrainJob names, which may come in a later file); nullptr before any.
+  std::any* kept(const std::string& key) {
+    auto it = kept_.find(key);
+    return it == kept_.end() ? nullptr : &it->second;
+  }
+  std::any& keep(const std::string& key, std::any value) {
+    return kept_[key] = std::move(value);
+  }
+
   std::size_t node_count() const { return world_->nodes.size(); }
 
  private:
@@ -106,6 +117,7 @@ class WorldBuilder {
   std::set<std::string> generated_;
   std::set<std::string> controllers_;
   std::set<std::string> noted_;
+  std::map<std::string, std::any> kept_;
 };
 
 // "file:line" for PodSpec/NodeSpec::source.
