@@ -174,18 +174,18 @@ TEST_CASE("a bad checkpoint annotation is an error at its line, naming the annot
   };
   const Row rows[] = {
       {", capsim.io/checkpoint-interval: 0s", "capsim.io/checkpoint-interval must be a positive"},
-      {", capsim.io/checkpoint-interval: soon", "mem/m.yaml:4"},
+      {", capsim.io/checkpoint-interval: soon", "'soon' is not a duration"},
       {", capsim.io/checkpoint-cost: 1m",
        "capsim.io/checkpoint-cost needs "
        "capsim.io/checkpoint-interval"},
       {", capsim.io/checkpoint-interval: 1h, capsim.io/checkpoint-restart: -1m",
-       "capsim.io/checkpoint-restart must not be negative"},
+       "capsim.io/checkpoint-restart: '-1m' is negative"},
       {", capsim.io/checkpoint-intervall: 1h", "did you mean 'capsim.io/checkpoint-interval'"},
   };
   for (const Row& r : rows) {
-    CAPTURE(r.annotations);
+    CAPTURE(std::string(r.annotations));
     const std::string e = manifest_error(pod_with("p", r.annotations));
-    CHECK(e.find("mem/m.yaml:4") != std::string::npos);
+    CHECK(e.find("mem/m.yaml:5") != std::string::npos);
     CHECK(e.find(r.error) != std::string::npos);
   }
 }
