@@ -809,6 +809,9 @@ void Cluster::set_node_down(NodeId node, bool down) {
                fmt::format("node {}: a health change that changes nothing", n.spec->name));
   CAPSIM_CHECK(!down || n.pods.empty(),
                fmt::format("node {} goes down while it holds pods", n.spec->name));
+  // A down node's GPUs draw no power (no pod: they were idle): power = idle x GPUs leaves.
+  if (const GpuModelInfo* m = gpu_model(n); m != nullptr && !n.absent)
+    totals_.power_w += (down ? -1.0 : 1.0) * m->idle_w * n.spec->gpu_count;
   n.down = down;
   refresh_spec(n);
   ++n.generation;

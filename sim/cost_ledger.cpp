@@ -145,8 +145,10 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   }
 
   const GpuModelInfo* model = cluster_->gpu_model(n);
-  const double idle_w = model ? model->idle_w : 0.0;
-  const double tdp_w = model ? model->tdp_w : 0.0;
+  // A down node (failed, or in maintenance) draws no GPU power: its price is still billed, its
+  // GPUs' idle energy is not. (Absent and reclaimed nodes are not billed at all.)
+  const double idle_w = model && !n.down ? model->idle_w : 0.0;
+  const double tdp_w = model && !n.down ? model->tdp_w : 0.0;
   const double gpu_price = spec.price_per_hour / static_cast<double>(n.gpus.size());
 
   // 1. Who holds each GPU, through which units, with what charge and demand.

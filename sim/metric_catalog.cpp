@@ -66,7 +66,12 @@ constexpr MetricDef kMetrics[] = {
     {"gpu_hours_lost_to_maintenance", "GPU-hours", "GPU time of runs stopped by drain evictions since their last checkpoint (also counted in gpu_hours_lost_to_preemption); maintenance runs only.", kLower, {}, 0},
     // Autoscaled node groups (docs/autoscaling.md); runs with an autoscaler section or an autoscaled pool only.
     {"nodes_added", "nodes", "Nodes a scale-up requested (billed from the request, Ready after the pool's provisioning_delay); autoscaling runs only.", kNeutral, {}, 0},
-    {"nodes_removed", "nodes", "Nodes a scale-down removed (unneeded for the pool's scale_down_unneeded_time); autoscaling runs only.", kNeutral, {}, 0},
+    {"nodes_removed", "nodes", "Nodes a scale-down removed: empty ones, and drained ones whose pods moved (scale_down_drains); autoscaling runs only.", kNeutral, {}, 0},
+    {"scale_down_drains", "nodes", "Non-empty nodes a scale-down (utilisation below the threshold, or consolidation) drained and removed; autoscaling runs only.", kNeutral, {}, 0},
+    {"scale_down_evictions", "pods", "Pods evicted by scale-down drains (DaemonSet pods, which stop with their node, not counted); autoscaling runs only.", kNeutral, {}, 0},
+    {"scale_down_blocked", "nodes", "Scale-downs a PodDisruptionBudget refused (the node is looked at again after 5 minutes); autoscaling runs only.", kNeutral, {}, 0},
+    {"consolidation_replacements", "nodes", "Cheaper nodes consolidation provisioned to replace a node (also in nodes_added); autoscaling runs only.", kNeutral, {}, 0},
+    {"gpu_hours_lost_to_scale_down", "GPU-hours", "GPU time of runs stopped by scale-down evictions since their last checkpoint (also counted in gpu_hours_lost_to_preemption); autoscaling runs only.", kLower, {}, 0},
     {"node_hours", "node-hours", "Integral of the nodes that exist (fixed ones, autoscaled ones from their request to their removal, spot ones while not reclaimed); autoscaling and spot runs only.", kNeutral, {}, 0},
     {"pool.{}.node_hours", "node-hours", "The same for the pool's nodes; autoscaling and spot runs only.", kNeutral, {}, 0},
     {"pending_seconds_due_to_provisioning", "pod-seconds", "Time pods spent pending for a node that was being provisioned for them (from the request, or their arrival if later, to the node's Ready or the end of the run); autoscaling runs only.", kNeutral, {}, 0},
@@ -84,7 +89,7 @@ constexpr MetricDef kMetrics[] = {
     // Money and energy (docs/metrics.md, "Cost attribution").
     {"cost_total_usd", "USD", "cost_hardware_usd + cost_energy_usd.", kLower, MetricGate{"", "0.02"}, 7},
     {"cost_per_busy_gpu_hour_usd", "USD", "cost_total_usd / gpu_hours_busy.", kLower, MetricGate{"", "0.02"}, 8},
-    {"energy_kwh", "kWh", "Integral of GPU power: per GPU idle + (TDP - idle) x busy (at the device, before PUE).", kLower, MetricGate{"", "0.02"}, 9},
+    {"energy_kwh", "kWh", "Integral of GPU power: per GPU idle + (TDP - idle) x busy (at the device, before PUE); a node that is down (failed, in maintenance) or does not exist (absent, reclaimed) draws none.", kLower, MetricGate{"", "0.02"}, 9},
     {"cost_hardware_usd", "USD", "Integral of every node's hourly price (on-demand, reserved or amortised purchase).", kLower, {}, 0},
     {"cost_racks_usd", "USD", "The part of cost_hardware_usd that is racks' own price (cost.pools.<p>.rack_price_per_hour or rack_purchase_price), billed with the racks' nodes; runs that price racks only.", kLower, {}, 0},
     {"cost_energy_usd", "USD", "energy_kwh x PUE x price per kWh (0 unless the scenario prices energy).", kLower, {}, 0},

@@ -49,7 +49,8 @@ Simulation::Simulation(World& world, const fw::Framework& framework, fw::ReasonT
       spot_on_(config_.spot.enabled()),
       spot_(world.nodes, config_.spot) {
   if (observers_.cycles != nullptr) scheduler_.set_observer(observers_.cycles, &engine_);
-  if (autoscaling_on_) autoscaler_ = std::make_unique<Autoscaler>(cluster_, framework, config.seed);
+  if (autoscaling_on_)
+    autoscaler_ = std::make_unique<Autoscaler>(cluster_, framework, config.seed, config.scale_down);
 }
 
 Simulation::~Simulation() = default;
@@ -373,11 +374,11 @@ void Simulation::handle(const Event& e, Engine& engine) {
     gangs_.check_invariants();
     models_.admission->check_invariants();
     ledger_.check_rates();
-    if (failures_on_ || maintenance_on_ || spot_on_) {
-      health_.check_invariants();
+    if (failures_on_ || maintenance_on_ || spot_on_) health_.check_invariants();
+    if (failures_on_ || maintenance_on_ || spot_on_ || autoscaling_on_)
       check_lost_work(engine_.now());
-    }
     if (spot_on_) check_spot_invariants();
+    if (autoscaling_on_) check_autoscaler_nodes();
   }
   if (observers_.progress && (engine.processed() & 4095) == 0) {
     const double frac = config_.horizon != kEndOfTime && config_.horizon > 0
@@ -708,6 +709,7 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
     (kind == "interrupt" ? s.gpu_seconds_lost_failure : s.gpu_seconds_lost) += lost;
     if (kind == "drain") maintenance_.gpu_seconds_lost += lost;  // a gang sibling's too
     if (kind == kSpotReclaimKind) spot_gpu_seconds_lost_ += lost;
+    if (kind == kScaleDownEvictKind) autoscaler_->books.gpu_seconds_lost += lost;
   }
   if (kind == kSpotReclaimKind) {
     // Interrupted by a reclaim (its own node's, or a gang sibling's): in pods_interrupted too.
@@ -742,7 +744,14 @@ void Simulation::on_terminated(const Event& e) {
   const PodId pod = e.subject;
   PodState& s = cluster_.pod(pod);
   if (!s.run.fires(e.data) || s.phase != PodPhase::kTerminating) return;
+  const NodeId node = s.node;
   end_termination(pod, "recreated after preemption");
+  // A scale-down's drain removes its node as soon as the last evicted pod is gone.
+  if (autoscaling_on_ && autoscaler_->is_group_node(node) &&
+      autoscaler_->state(node) == Autoscaler::State::kDraining &&
+      autoscaler_->drain_started(node) >= 0) {
+    finish_drain(node, false);
+  }
 }
 
 void Simulation::end_termination(PodId pod, std::string_view why) {

@@ -33,6 +33,7 @@
 #include "sim/run/node_health.hpp"
 #include "sim/run/pod_lifecycle.hpp"
 #include "sim/run/sampler.hpp"
+#include "sim/run/scale_down_config.hpp"
 #include "sim/run/spot.hpp"
 #include "sim/topology.hpp"
 
@@ -57,6 +58,7 @@ struct RunConfig {
   FailureConfig failures;              // node and GPU failures (none by default)
   MaintenanceConfig maintenance;       // maintenance windows: cordon, drain, work (none by default)
   SpotConfig spot;                     // spot pools and their reclaims (none by default)
+  ScaleDownConfig scale_down;          // how autoscaled groups shrink (upstream's defaults)
   std::vector<RackPrice> rack_prices;  // pools whose racks have their own price
 };
 
@@ -200,6 +202,16 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void start_autoscaler();
   void scale_up(SimTime now);
   void scale_down(SimTime now);
+  // A drain decided by the scale-down: the node is cordoned and its pods are evicted (gracefully,
+  // losing the work since their last checkpoint); finish_drain removes it once they are gone, or
+  // (`force`, at max_graceful_termination) with whatever still terminates cut short. A drained
+  // node that failed meanwhile is given back to its group instead.
+  void begin_drain_evictions(NodeId node);
+  void finish_drain(NodeId node, bool force);
+  // The node leaves: its DaemonSet pods stop, it becomes absent and unbilled.
+  void remove_group_node(NodeId node, std::string_view why);
+  // Every group node's state agrees with its presence and billing; a removed node holds no pod.
+  void check_autoscaler_nodes() const;
   void add_autoscaling_summary(Summary& summary, SimTime end);
   // node_hours and pool.<p>.node_hours, and the allocation and utilisation ratios (overall and
   // per sharing mode) over the fleet that existed: `fleet_gpu_seconds` and `mode_gpu_seconds` are

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace capsim {
 
 namespace {
@@ -80,6 +82,48 @@ EvictionVerdict DisruptionBudgets::may_evict(const Cluster& cluster, PodId pod) 
   return {false, fmt::format("Cannot evict pod as it would violate the pod's disruption budget "
                              "{}/{} ({} healthy, {} needed, {} expected)",
                              b.namespace_, b.name, c.healthy, c.desired, c.expected)};
+}
+
+bool DisruptionBudgets::covered(PodId pod) {
+  if (!any()) return false;
+  scan();
+  return !of_.at(pod).empty();
+}
+
+EvictionVerdict DisruptionBudgets::may_evict_all(const Cluster& cluster,
+                                                 std::span<const PodId> pods) {
+  if (!any()) return {};
+  scan();
+  // Running pods per budget: each eviction lowers the budget's healthy count by one, so k of
+  // them go one after the other only if the budget allows k disruptions now.
+  std::vector<std::pair<std::uint32_t, std::int32_t>> wanted;
+  for (PodId p : pods) {
+    const std::vector<std::uint32_t>& budgets = of_.at(p);
+    const PodPhase ph = cluster.pod(p).phase;
+    if (budgets.empty() || (ph != PodPhase::kRunning && ph != PodPhase::kCrashBackoff)) continue;
+    if (budgets.size() > 1 || ph == PodPhase::kCrashBackoff) {
+      EvictionVerdict v = may_evict(cluster, p);  // the single pod's rule
+      if (!v.allowed) return v;
+      continue;
+    }
+    auto it = std::find_if(wanted.begin(), wanted.end(),
+                           [&](const auto& w) { return w.first == budgets[0]; });
+    if (it == wanted.end()) {
+      wanted.emplace_back(budgets[0], 1);
+    } else {
+      ++it->second;
+    }
+  }
+  for (const auto& [b, k] : wanted) {
+    const Counts c = counts(cluster, b);
+    if (c.allowed() < k) {
+      const DisruptionBudgetSpec& spec = world_->disruption_budgets[b];
+      return {false, fmt::format("Cannot evict {} pod(s) as it would violate the pod's disruption "
+                                 "budget {}/{} ({} healthy, {} needed, {} expected)",
+                                 k, spec.namespace_, spec.name, c.healthy, c.desired, c.expected)};
+    }
+  }
+  return {};
 }
 
 }  // namespace capsim

@@ -19,6 +19,7 @@
 // the disruption controller's DisruptedPods bookkeeping, with no lag.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ class DisruptionBudgets {
 
   bool any() const { return !world_->disruption_budgets.empty(); }
   EvictionVerdict may_evict(const Cluster& cluster, PodId pod);
+  // Whether the Eviction API would let every pod of `pods` go, one after the other (each
+  // eviction lowering its budget's healthy count): a budget covering k running pods of them
+  // must allow k disruptions. cluster-autoscaler checks a node's budgets so before it drains it.
+  EvictionVerdict may_evict_all(const Cluster& cluster, std::span<const PodId> pods);
+  // Whether some budget covers `pod`.
+  bool covered(PodId pod);
 
   // The budget's counts now (for messages and tests).
   struct Counts {

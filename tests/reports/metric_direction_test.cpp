@@ -83,6 +83,8 @@ constexpr std::string_view kLowerAddedSince[] = {
     "pods_interrupted_by_reclaim",
     "pods_killed_by_reclaim",
     "gpu_hours_lost_to_reclaims",
+    // Scale-down that drains nodes (docs/autoscaling.md).
+    "gpu_hours_lost_to_scale_down",
 };
 constexpr std::string_view kHigherAddedSince[] = {
     "goodput_ratio",        "effective_time_ratio",   "queue.{}.effective_time_ratio",

@@ -2,8 +2,9 @@
 // pool and the fleet shrinks back once it is empty again; new nodes become Ready only after the
 // provisioning delay and no pod starts on a node that does not exist; the autoscaled day costs
 // less than the same fleet fixed at its peak size; scale-up picks the group whose MIG layout
-// fits the pending pods, although the priority expander prefers the other; the same seed gives
-// the same run.
+// fits the pending pods, although the priority expander prefers the other; consolidation drains
+// nodes whose pods fit elsewhere and bills fewer node-hours than empty-only scale-down, and no
+// removed node holds a pod; the same seed gives the same run.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -152,5 +153,53 @@ TEST_SUITE("scenario") {
     REQUIRE(a.rec.samples.size() == b.rec.samples.size());
     for (std::size_t i = 0; i < a.rec.samples.size(); ++i)
       CHECK(a.rec.samples[i].gpus_total == b.rec.samples[i].gpus_total);
+  }
+
+  TEST_CASE("autoscaling: consolidation drains nodes and bills fewer node-hours than empty-only") {
+    Ran empty_only, consolidated;
+    run(empty_only, "empty-only.yaml");
+    run(consolidated, "consolidation.yaml");
+    const MemoryRecorder& e = empty_only.rec;
+    const MemoryRecorder& c = consolidated.rec;
+    // Empty-only never evicts; consolidation does, and its nodes leave drained.
+    CHECK(e.metric("scale_down_drains") == doctest::Approx(0));
+    CHECK(e.metric("scale_down_evictions") == doctest::Approx(0));
+    CHECK(c.metric("scale_down_drains") > 0);
+    CHECK(c.metric("scale_down_evictions") >= c.metric("scale_down_drains"));
+    CHECK(c.metric("gpu_hours_lost_to_scale_down") > 0);
+    // Lost work since the last 30-minute checkpoint: at most 30 min of compute (plus the
+    // checkpoint's write) per eviction, on at most 8 GPUs.
+    CHECK(c.metric("gpu_hours_lost_to_scale_down") <=
+          c.metric("scale_down_evictions") * 8 * (31.0 / 60.0));
+    CHECK(c.metric("node_hours") < e.metric("node_hours"));
+    CHECK(c.metric("cost_total_usd") < e.metric("cost_total_usd"));
+    CHECK(c.metric("pods_total") == e.metric("pods_total"));
+
+    // A removed node holds no pod (checked after every event: the runs are paranoid): no pod
+    // starts on it between its scale-down and its next node-ready, and a drained node's
+    // evictions come between its drain and its removal.
+    std::set<NodeId> gone, draining;
+    int starts_on_removed = 0, evictions_seen = 0, evictions_elsewhere = 0;
+    for (const auto& ev : c.events) {
+      if (ev.kind == "scale-down-drain") draining.insert(ev.node);
+      if (ev.kind == "scale-down-evict") {
+        ++evictions_seen;
+        evictions_elsewhere += draining.count(ev.node) ? 0 : 1;
+      }
+      if (ev.kind == "scale-down") {
+        gone.insert(ev.node);
+        draining.erase(ev.node);
+      }
+      if (ev.kind == "node-ready") gone.erase(ev.node);
+      if (ev.kind == "start" && gone.count(ev.node)) ++starts_on_removed;
+    }
+    CHECK(starts_on_removed == 0);
+    CHECK(evictions_seen == doctest::Approx(c.metric("scale_down_evictions")));
+    CHECK(evictions_elsewhere == 0);
+
+    Ran again;
+    run(again, "consolidation.yaml", false);
+    CHECK(again.rec.events == c.events);
+    CHECK(again.rec.summary == c.summary);
   }
 }

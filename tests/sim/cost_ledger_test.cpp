@@ -231,6 +231,36 @@ TEST_CASE("energy is charged at price x PUE: idle power by share, busy power by 
   CHECK(t.total() == doctest::Approx(4.084));
 }
 
+TEST_CASE("a down node is billed its price but charged no GPU idle energy while down") {
+  // Two 1-GPU nodes at $2/h, 100 W idle, energy $0.10/kWh at PUE 1.5. n2 is down (failed or in
+  // maintenance) from 1 h to 3 h of a 4 h run; n1 stays up. Nothing runs.
+  //   GPU energy: n1 4 h x 0.1 kW = 0.4 kWh; n2 (4 - 2) h x 0.1 kW = 0.2 kWh: 0.6 kWh
+  //   energy cost: 0.6 kWh x 1.5 x $0.10 = $0.09 (the 2 h down would have added $0.03)
+  //   hardware: 2 nodes x 4 h x $2 = $16, down or not.
+  Books b;
+  const NodeId n1 = b.tw.node("n1").cpu("8").memory("64Gi").gpus(1, "G").add();
+  const NodeId n2 = b.tw.node("n2").cpu("8").memory("64Gi").gpus(1, "G").add();
+  b.open(EnergyPricing{0.10, 1.5});
+  (void)n1;
+  CHECK(b.cluster->totals().power_w == doctest::Approx(200));
+  b.ledger->advance(kHour);
+  b.cluster->set_node_down(n2, true);
+  b.ledger->node_changed(n2);
+  CHECK(b.cluster->totals().power_w == doctest::Approx(100));  // the samples' power too
+  b.ledger->check_rates();
+  b.ledger->advance(3 * kHour);
+  b.cluster->set_node_down(n2, false);
+  b.ledger->node_changed(n2);
+  CHECK(b.cluster->totals().power_w == doctest::Approx(200));
+  b.ledger->advance(4 * kHour);
+  b.ledger->check_rates();
+  const CostTotals& t = b.ledger->totals();
+  CHECK(t.gpu_kwh == doctest::Approx(0.6));
+  CHECK(t.energy == doctest::Approx(0.09));
+  CHECK(t.hardware == doctest::Approx(16.0));
+  CHECK(t.idle() == doctest::Approx(16.09));
+}
+
 TEST_CASE("co-located pods split a GPU's busy power by their demand") {
   Books b;
   const NodeId n = b.tw.node("n1").cpu("8").memory("64Gi").gpus(1, "G").add();

@@ -120,4 +120,74 @@ TEST_CASE("the first matching checkpoint rule gives a pod its interval, cost and
         std::string::npos);
 }
 
+namespace {
+
+// A scenario of one node and the pods of `manifests`, with `extra` (checkpoint rules).
+Scenario load_manifests(const std::string& manifests, const std::string& extra = "") {
+  MemoryFiles files;
+  files
+      .add("mem/s.yaml",
+           "cluster:\n  nodes:\n    - {name: n1, cpu: 64, memory: 256Gi, gpu: {model: "
+           "A100-80GB, count: 8}}\nmanifests: [m.yaml]\n" +
+               extra)
+      .add("mem/m.yaml", manifests);
+  return load_scenario("mem/s.yaml", LoadOptions{}, files);
+}
+
+std::string manifest_error(const std::string& manifests) {
+  try {
+    (void)load_manifests(manifests);
+  } catch (const InputError& e) {
+    return e.where().to_string() + ": " + e.message();
+  }
+  return "no error";
+}
+
+std::string pod_with(const std::string& name, const std::string& annotations) {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  annotations: {capsim.io/duration: 2h" + annotations +
+         "}\nspec:\n  containers: [{name: c}]\n---\n";
+}
+
+}  // namespace
+
+TEST_CASE("capsim.io/checkpoint-* annotations give a pod its checkpoints and win over the rules") {
+  const Scenario s =
+      load_manifests(pod_with("annotated",
+                              ", capsim.io/checkpoint-interval: 30m, capsim.io/checkpoint-cost: "
+                              "90s, capsim.io/checkpoint-restart: 4m") +
+                         pod_with("ruled", ""),
+                     "checkpoints:\n  - {interval: 2h, cost: 5m}\n");
+  REQUIRE(s.world->pods.size() == 2);
+  for (const PodSpec& p : s.world->pods) {
+    const bool annotated = p.name == "annotated";
+    CHECK(p.checkpoint.interval == (annotated ? 30 * kMinute : 2 * kHour));
+    CHECK(p.checkpoint.cost == (annotated ? 90 * kSecond : 5 * kMinute));
+    CHECK(p.checkpoint.restart == (annotated ? 4 * kMinute : 0));
+  }
+}
+
+TEST_CASE("a bad checkpoint annotation is an error at its line, naming the annotation") {
+  struct Row {
+    const char* annotations;
+    const char* error;
+  };
+  const Row rows[] = {
+      {", capsim.io/checkpoint-interval: 0s", "capsim.io/checkpoint-interval must be a positive"},
+      {", capsim.io/checkpoint-interval: soon", "'soon' is not a duration"},
+      {", capsim.io/checkpoint-cost: 1m",
+       "capsim.io/checkpoint-cost needs "
+       "capsim.io/checkpoint-interval"},
+      {", capsim.io/checkpoint-interval: 1h, capsim.io/checkpoint-restart: -1m",
+       "capsim.io/checkpoint-restart: '-1m' is negative"},
+      {", capsim.io/checkpoint-intervall: 1h", "did you mean 'capsim.io/checkpoint-interval'"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(std::string(r.annotations));
+    const std::string e = manifest_error(pod_with("p", r.annotations));
+    CHECK(e.find("mem/m.yaml:5") != std::string::npos);
+    CHECK(e.find(r.error) != std::string::npos);
+  }
+}
+
 }  // namespace capsim

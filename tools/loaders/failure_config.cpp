@@ -200,6 +200,7 @@ void apply_checkpoint_rules(const YamlNode& list, World& world) {
     rules.push_back(std::move(rule));
   }
   auto apply = [&](PodSpec& p) {
+    if (p.checkpoint.enabled()) return;  // its capsim.io/checkpoint-* annotations win
     for (const Rule& rule : rules) {
       if (rule.queue && *rule.queue != p.queue) continue;
       if (rule.name && !glob_match(*rule.name, p.name)) continue;

@@ -37,11 +37,15 @@ constexpr const char* kFails = "capsim.io/fails";
 constexpr const char* kQueue = "capsim.io/queue";
 constexpr const char* kPricePerHour = "capsim.io/price-per-hour";
 constexpr const char* kGang = "capsim.io/gang";
+constexpr const char* kCheckpointInterval = "capsim.io/checkpoint-interval";
+constexpr const char* kCheckpointCost = "capsim.io/checkpoint-cost";
+constexpr const char* kCheckpointRestart = "capsim.io/checkpoint-restart";
 
 const std::vector<std::string>& pod_annotations() {
-  static const std::vector<std::string> k = {kArrival,       kDuration,  kLongRunning, kGpuUtil,
-                                             kGpuSmFraction, kGpuMemory, kGpuMilli,    kFails,
-                                             kQueue,         kGang};
+  static const std::vector<std::string> k = {
+      kArrival,          kDuration, kLongRunning, kGpuUtil, kGpuSmFraction,      kGpuMemory,
+      kGpuMilli,         kFails,    kQueue,       kGang,    kCheckpointInterval, kCheckpointCost,
+      kCheckpointRestart};
   return k;
 }
 
@@ -653,6 +657,24 @@ void apply_sim_annotations(const SimAnnotations& a, PodSpec& p, const YamlNode& 
   if (auto v = a.get(kGpuMemory)) p.gpu_memory_used = v->quantity(0);
   if (auto v = a.get(kGpuMilli)) p.gpu_milli = static_cast<std::int32_t>(v->integer(1, 999));
   if (auto v = a.get(kFails)) p.fails = v->boolean();
+  // Checkpoints (docs/scenario-format.md, "Failures and checkpoints"): the annotations win over
+  // the scenario's checkpoints rules.
+  const std::optional<YamlNode> interval = a.get(kCheckpointInterval);
+  if (interval) {
+    p.checkpoint.interval = interval->duration();
+    if (p.checkpoint.interval <= 0) {
+      interval->fail(
+          fmt::format("{} must be a positive duration (e.g. \"1h\")", kCheckpointInterval));
+    }
+  }
+  for (const auto& [key, field] : {std::pair{kCheckpointCost, &CheckpointPolicy::cost},
+                                   std::pair{kCheckpointRestart, &CheckpointPolicy::restart}}) {
+    const std::optional<YamlNode> v = a.get(key);
+    if (!v) continue;
+    if (!interval) v->fail(fmt::format("{} needs {}", key, kCheckpointInterval));
+    p.checkpoint.*field = v->duration();
+    if (p.checkpoint.*field < 0) v->fail(fmt::format("{} must not be negative", key));
+  }
 }
 
 // Queue: the Kueue label, else the capsim.io/queue annotation, else the namespace.

@@ -378,6 +378,7 @@ PoolAutoscaling read_pool_autoscaling(const YamlNode& node, const std::string& p
 void load_autoscaler(const YamlNode& node, Ctx& c) {
   MapReader m = node.map();
   AutoscalerConfig& cfg = c.b->world().autoscaler;
+  ScaleDownConfig& sd = c.s->sim.scale_down;
   cfg.enabled = true;
   if (auto e = m.opt("expander")) {
     const std::string v = e->str();
@@ -396,6 +397,43 @@ void load_autoscaler(const YamlNode& node, Ctx& c) {
     if (cfg.scan_interval <= 0) d->fail("scan_interval must be positive");
   }
   cfg.max_nodes_total = static_cast<std::int32_t>(m.int_or("max_nodes_total", 0, 0, 10000000));
+  if (auto v = m.opt("scale_down_utilization_threshold"))
+    sd.utilization_threshold = v->number(0, 1);
+  if (auto v = m.opt("scale_down_gpu_utilization_threshold"))
+    sd.gpu_utilization_threshold = v->number(0, 1);
+  auto non_negative = [&](const char* key, SimDuration& out) {
+    if (auto d = m.opt(key)) {
+      out = d->duration();
+      if (out < 0) d->fail(fmt::format("{} must not be negative", key));
+    }
+  };
+  non_negative("scale_down_delay_after_add", sd.delay_after_add);
+  non_negative("max_graceful_termination", sd.max_graceful_termination);
+  if (auto cn = m.opt("consolidation")) {
+    // Karpenter's NodePool disruption block, for the autoscaled pools (docs/autoscaling.md).
+    MapReader cm = cn->map();
+    ConsolidationConfig& k = sd.consolidation;
+    k.enabled = true;
+    if (auto p = cm.opt("policy")) {
+      const std::string v = p->str();
+      if (v == "when-empty-or-underutilized") {
+        k.policy = ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+      } else if (v == "when-empty") {
+        k.policy = ConsolidationPolicy::kWhenEmpty;
+      } else {
+        p->fail(fmt::format(
+            "unknown consolidation policy '{}' (supported: when-empty-or-underutilized, "
+            "when-empty)",
+            v));
+      }
+    }
+    if (auto d = cm.opt("consolidate_after")) {
+      k.consolidate_after = d->duration();
+      if (k.consolidate_after < 0) d->fail("consolidate_after must not be negative");
+    }
+    if (auto r = cm.opt("replace")) k.replace = r->boolean();
+    cm.finish();
+  }
   m.finish();
 }
 

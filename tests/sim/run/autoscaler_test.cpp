@@ -2,7 +2,9 @@
 // its template is the node as it would be Ready, the ledger bills a node only while it exists
 // (node-hours included), and the Autoscaler's scale-up simulates pods on the template with the
 // profile's Filter plugins, binpacks them, respects max and picks by the expander; scale-down
-// removes only nodes empty for the unneeded time, never below min.
+// removes nodes empty for the unneeded time, never below min, and drains a node below the
+// utilisation threshold whose pods can be evicted and fit elsewhere (not within the delay after
+// a scale-up, not against a PodDisruptionBudget); consolidation deletes or replaces by price.
 #include "sim/run/autoscaler.hpp"
 
 #include <doctest/doctest.h>
@@ -219,10 +221,11 @@ TEST_CASE("scale-down removes nodes empty for the unneeded time, never below min
   r.add_group("g", 1, 3, 3);
   r.start();
   Autoscaler a(*r.cluster, *r.fw, 1);
+  DisruptionBudgets budgets(r.tw.world());
   CHECK(a.size(0) == 3);
-  CHECK(a.plan_scale_down(0).empty());  // empty from now on
-  CHECK(a.plan_scale_down(9 * kMinute).empty());
-  const std::vector<NodeId> gone = a.plan_scale_down(10 * kMinute);
+  CHECK(a.plan_scale_down(0, budgets).removed.empty());  // empty from now on
+  CHECK(a.plan_scale_down(9 * kMinute, budgets).removed.empty());
+  const std::vector<NodeId> gone = a.plan_scale_down(10 * kMinute, budgets).removed;
   CHECK(gone.size() == 2);  // the third stays: min 1
   CHECK(a.size(0) == 1);
   CHECK_FALSE(a.can_shrink());
@@ -241,9 +244,291 @@ TEST_CASE("a node holding only DaemonSet pods is unneeded; one with a workload p
   capsim::testing::bind_units(*r.cluster, work, nodes[1], {});
   r.cluster->pod(work).phase = PodPhase::kRunning;
   Autoscaler a(*r.cluster, *r.fw, 1);
-  CHECK(a.plan_scale_down(0).empty());
-  const std::vector<NodeId> gone = a.plan_scale_down(10 * kMinute);
+  DisruptionBudgets budgets(r.tw.world());
+  CHECK(a.plan_scale_down(0, budgets).removed.empty());
+  const Autoscaler::ScaleDown d = a.plan_scale_down(10 * kMinute, budgets);
   const std::vector<NodeId> expected{nodes[0], nodes[2]};
-  CHECK(gone == expected);
+  CHECK(d.removed == expected);
+  // The workload pod's node is below the GPU threshold (0 of 8 GPUs), but the only other node
+  // left is leaving: its pod has nowhere to go, so it is not drained.
+  CHECK(d.drain == kNoNode);
   CHECK(a.size(0) == 1);
+}
+
+namespace {
+
+// Binds `pod` to `node` on its first `gpus` GPUs (units 0..gpus-1), running.
+void run_on(Rig& r, PodId pod, NodeId node, std::uint16_t first_gpu = 0) {
+  std::vector<std::uint16_t> units;
+  for (std::int32_t g = 0; g < r.tw.world().pods[pod].gpu_count; ++g)
+    units.push_back(static_cast<std::uint16_t>(first_gpu + g));
+  capsim::testing::bind_units(*r.cluster, pod, node, units);
+  r.cluster->pod(pod).phase = PodPhase::kRunning;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a node below the GPU threshold whose pods fit elsewhere is drained after the unneeded "
+    "time") {
+  // Three 8-GPU nodes: n0 runs a 1-GPU pod (utilisation 1/8 = 0.125 < 0.5), n1 a 6-GPU pod
+  // (0.75: needed), n2 nothing. The 1-GPU pod fits n1's 2 free GPUs.
+  Rig r;
+  r.add_group("g", 0, 3, 3);
+  const PodId small = r.pending("small", 1);
+  const PodId big = r.pending("big", 6);
+  r.start();
+  const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+  run_on(r, small, nodes[0]);
+  run_on(r, big, nodes[1]);
+  CHECK(Autoscaler::utilization(r.cluster->node(nodes[0])) == doctest::Approx(0.125));
+  CHECK(Autoscaler::utilization(r.cluster->node(nodes[1])) == doctest::Approx(0.75));
+  Autoscaler a(*r.cluster, *r.fw, 1);
+  DisruptionBudgets budgets(r.tw.world());
+  const Autoscaler::ScaleDown first = a.plan_scale_down(0, budgets);
+  CHECK(first.removed.empty());
+  CHECK(first.drain == kNoNode);
+  CHECK(a.plan_scale_down(9 * kMinute, budgets).drain == kNoNode);
+  const Autoscaler::ScaleDown d = a.plan_scale_down(10 * kMinute, budgets);
+  CHECK(d.removed == std::vector<NodeId>{nodes[2]});  // the empty one goes as before
+  CHECK(d.drain == nodes[0]);
+  CHECK(d.drain_why.find("utilisation 0.125 below 0.5") != std::string::npos);
+  CHECK(a.state(nodes[0]) == Autoscaler::State::kDraining);
+  CHECK(a.size(0) == 1);  // n1 alone stays Ready
+  // One drain at a time: a second scan starts none while n0 drains.
+  CHECK(a.plan_scale_down(10 * kMinute + 10 * kSecond, budgets).drain == kNoNode);
+  a.drained(nodes[0]);
+  CHECK(a.state(nodes[0]) == Autoscaler::State::kAbsent);
+}
+
+TEST_CASE("a node whose pods fit nowhere else, or at the threshold, is not drained") {
+  struct Row {
+    const char* name;
+    std::int32_t other_gpus;  // the 8-GPU node n1's pod
+    std::int32_t pod_gpus;    // n0's pod
+    bool drained;
+  };
+  const Row rows[] = {
+      {"fits beside the 6-GPU pod", 6, 2, true},
+      {"does not fit beside the 7-GPU pod", 7, 2, false},
+      {"n0 at 4 of 8 GPUs is at the threshold, not below it", 2, 4, false},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.name);
+    Rig r;
+    r.add_group("g", 0, 2, 2);
+    const PodId mine = r.pending("mine", row.pod_gpus);
+    const PodId other = r.pending("other", row.other_gpus);
+    r.start();
+    const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+    run_on(r, mine, nodes[0]);
+    run_on(r, other, nodes[1]);
+    Autoscaler a(*r.cluster, *r.fw, 1);
+    DisruptionBudgets budgets(r.tw.world());
+    (void)a.plan_scale_down(0, budgets);
+    CHECK((a.plan_scale_down(10 * kMinute, budgets).drain == nodes[0]) == row.drained);
+  }
+}
+
+TEST_CASE("pods the FAQ says prevent removal keep their node; a controller's pod does not") {
+  struct Row {
+    const char* kind;
+    const char* reason;  // nullptr: movable
+  };
+  const Row rows[] = {
+      {"controller", nullptr},
+      {"bare", "a pod no controller recreates"},
+      {"gang", "a gang member"},
+      {"kube-system", "a kube-system pod without a PodDisruptionBudget"},
+      {"nodeName", "spec.nodeName"},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.kind);
+    Rig r;
+    r.add_group("g", 0, 2, 2);
+    auto b = r.tw.pod("mine").cpu("1").memory("1Gi").gpus(1);
+    const std::string kind = row.kind;
+    if (kind == "bare") b.bare();
+    if (kind == "kube-system") b.ns("kube-system");
+    if (kind == "gang") {
+      GangSpec g;
+      g.name = "gang";
+      r.tw.world().gangs.push_back(g);
+      b.gang(0);
+    }
+    const PodId mine = b.add();
+    if (kind == "nodeName") r.tw.world().pods[mine].node_name = "g-0";
+    const PodId other = r.pending("other", 4);
+    r.start();
+    const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+    run_on(r, mine, nodes[0]);
+    run_on(r, other, nodes[1]);
+    Autoscaler a(*r.cluster, *r.fw, 1);
+    DisruptionBudgets budgets(r.tw.world());
+    const char* why = a.unmovable(mine, budgets);
+    if (row.reason == nullptr) {
+      CHECK(why == nullptr);
+    } else {
+      REQUIRE(why != nullptr);
+      CHECK(std::string(why).find(row.reason) != std::string::npos);
+    }
+    (void)a.plan_scale_down(0, budgets);
+    CHECK((a.plan_scale_down(10 * kMinute, budgets).drain == nodes[0]) == (row.reason == nullptr));
+  }
+}
+
+TEST_CASE("no scale-down within scale_down_delay_after_add of a scale-up") {
+  Rig r;
+  r.add_group("g", 0, 2, 2);
+  const PodId mine = r.pending("mine", 1);
+  const PodId other = r.pending("other", 4);
+  r.start();
+  const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+  run_on(r, mine, nodes[0]);
+  run_on(r, other, nodes[1]);
+  Autoscaler a(*r.cluster, *r.fw, 1);
+  DisruptionBudgets budgets(r.tw.world());
+  a.note_scale_up(5 * kMinute);  // the default delay: 10 min, so nothing before 15 min
+  (void)a.plan_scale_down(0, budgets);
+  CHECK(a.plan_scale_down(10 * kMinute, budgets).drain == kNoNode);
+  CHECK(a.plan_scale_down(14 * kMinute + 50 * kSecond, budgets).drain == kNoNode);
+  // The unneeded time ran on meanwhile (since 0): the node goes as soon as the delay is over.
+  CHECK(a.plan_scale_down(15 * kMinute, budgets).drain == nodes[0]);
+}
+
+TEST_CASE("a PodDisruptionBudget that allows no eviction blocks the drain, retried after 5 min") {
+  Rig r;
+  r.add_group("g", 0, 2, 2);
+  const PodId mine =
+      r.tw.pod("mine").cpu("1").memory("1Gi").gpus(1).ns("ml").label("app", "x").add();
+  const PodId other = r.pending("other", 4);
+  DisruptionBudgetSpec pdb;
+  pdb.name = "x";
+  pdb.namespace_ = "ml";
+  pdb.selector.present = true;
+  pdb.selector.requirements.push_back(
+      LabelRequirement{r.tw.sym("app"), LabelOp::kIn, {r.tw.sym("x")}});
+  pdb.min_available = IntOrPercent{1, false};  // one running replica: no disruption allowed
+  r.tw.world().disruption_budgets.push_back(pdb);
+  r.start();
+  const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+  run_on(r, mine, nodes[0]);
+  run_on(r, other, nodes[1]);
+  Autoscaler a(*r.cluster, *r.fw, 1);
+  DisruptionBudgets budgets(r.tw.world());
+  (void)a.plan_scale_down(0, budgets);
+  const Autoscaler::ScaleDown d = a.plan_scale_down(10 * kMinute, budgets);
+  CHECK(d.drain == kNoNode);
+  REQUIRE(d.blocked.size() == 1);
+  CHECK(d.blocked[0].first == nodes[0]);
+  CHECK(d.blocked[0].second.find("disruption budget ml/x (1 healthy, 1 needed") !=
+        std::string::npos);
+  CHECK(a.state(nodes[0]) == Autoscaler::State::kReady);
+  CHECK(a.plan_scale_down(14 * kMinute, budgets).blocked.empty());  // not asked again yet
+  CHECK(a.plan_scale_down(15 * kMinute, budgets).blocked.size() == 1);
+}
+
+TEST_CASE("consolidation deletes the node with the fewest pods, or replaces it by a cheaper one") {
+  ScaleDownConfig down;
+  down.consolidation.enabled = true;
+  // "eight": 8-GPU nodes at 8 x 2 = 16 per hour; "four": 4-GPU nodes at 8 per hour.
+  auto rig = [](Rig& r, std::int32_t eight) {
+    PoolAutoscaling big;
+    big.pool = "eight";
+    big.max = 2;
+    big.initial = eight;
+    for (int i = 0; i < 2; ++i)
+      big.nodes.push_back(r.tw.node("eight-" + std::to_string(i))
+                              .cpu("64")
+                              .memory("512Gi")
+                              .gpus(8)
+                              .pool("eight")
+                              .add());
+    PoolAutoscaling small;
+    small.pool = "four";
+    small.max = 1;
+    small.nodes.push_back(r.tw.node("four-0").cpu("64").memory("512Gi").gpus(4).pool("four").add());
+    r.tw.world().autoscaler.enabled = true;
+    r.tw.world().autoscaler.pools = {big, small};
+  };
+  {
+    // Deletion: eight-0 runs two 1-GPU pods, eight-1 one 2-GPU pod: eight-1 has fewer pods,
+    // and its pod fits eight-0's 6 free GPUs.
+    Rig r;
+    rig(r, 2);
+    const PodId a1 = r.pending("a1", 1);
+    const PodId a2 = r.pending("a2", 1);
+    const PodId b = r.pending("b", 2);
+    r.start();
+    const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+    run_on(r, a1, nodes[0], 0);
+    run_on(r, a2, nodes[0], 1);
+    run_on(r, b, nodes[1]);
+    Autoscaler a(*r.cluster, *r.fw, 1, down);
+    DisruptionBudgets budgets(r.tw.world());
+    const Autoscaler::ScaleDown d = a.plan_scale_down(0, budgets);  // consolidate_after 0
+    CHECK(d.drain == nodes[1]);
+    CHECK(d.replace_old == kNoNode);
+    CHECK(d.drain_why.find("its 1 pod(s) fit on the other nodes") != std::string::npos);
+  }
+  {
+    // Replacement: eight-0 alone runs a 3-GPU pod; no other node, but one "four" node at half
+    // the price takes it.
+    Rig r;
+    rig(r, 1);
+    const PodId p = r.pending("p", 3);
+    r.start();
+    const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+    run_on(r, p, nodes[0]);
+    REQUIRE(r.cluster->node(nodes[0]).spec->price_per_hour == doctest::Approx(16));
+    {
+      Autoscaler a(*r.cluster, *r.fw, 1, down);
+      DisruptionBudgets budgets(r.tw.world());
+      const Autoscaler::ScaleDown d = a.plan_scale_down(0, budgets);
+      CHECK(d.drain == kNoNode);
+      CHECK(d.replace_old == nodes[0]);
+      CHECK(a.group(d.replace_group).pool == "four");
+      CHECK(d.replace_why.find("8.00/h instead of 16.00/h") != std::string::npos);
+      CHECK(a.state(nodes[0]) == Autoscaler::State::kDraining);
+      CHECK(a.drain_started(nodes[0]) < 0);  // evictions wait for the replacement
+    }
+    // Without replace, or under when-empty, the node stays.
+    down.consolidation.replace = false;
+    {
+      Autoscaler a(*r.cluster, *r.fw, 1, down);
+      DisruptionBudgets budgets(r.tw.world());
+      const Autoscaler::ScaleDown d = a.plan_scale_down(0, budgets);
+      CHECK(d.drain == kNoNode);
+      CHECK(d.replace_old == kNoNode);
+    }
+    down.consolidation.replace = true;
+    down.consolidation.policy = ConsolidationPolicy::kWhenEmpty;
+    {
+      Autoscaler a(*r.cluster, *r.fw, 1, down);
+      DisruptionBudgets budgets(r.tw.world());
+      CHECK(a.plan_scale_down(0, budgets).replace_old == kNoNode);
+    }
+  }
+}
+
+TEST_CASE("consolidation waits consolidate_after since the node's pods last changed") {
+  Rig r;
+  r.add_group("g", 0, 2, 2);
+  ScaleDownConfig down;
+  down.consolidation.enabled = true;
+  down.consolidation.consolidate_after = 5 * kMinute;
+  const PodId mine = r.pending("mine", 1);
+  const PodId other = r.pending("other", 1);
+  r.start();
+  const auto& nodes = r.tw.world().autoscaler.pools[0].nodes;
+  run_on(r, mine, nodes[0]);
+  Autoscaler a(*r.cluster, *r.fw, 1, down);
+  DisruptionBudgets budgets(r.tw.world());
+  // n1 is empty: removed once settled; n0 keeps its pod (nowhere else to go).
+  CHECK(a.plan_scale_down(0, budgets).removed.empty());
+  run_on(r, other, nodes[1]);  // a pod lands on n1 at 2 min: its clock starts again
+  CHECK(a.plan_scale_down(2 * kMinute, budgets).drain == kNoNode);
+  // At 5 min n0 is settled: its pod fits n1; n1 (changed at 2 min) is not a candidate yet.
+  const Autoscaler::ScaleDown d = a.plan_scale_down(5 * kMinute, budgets);
+  CHECK(d.drain == nodes[0]);
 }

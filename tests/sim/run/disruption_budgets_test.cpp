@@ -171,3 +171,33 @@ TEST_CASE("a cordoned node is unschedulable to the quick copy and keeps its pods
   CHECK_FALSE(c.quick()[node].unschedulable);
   c.check_invariants();
 }
+
+TEST_CASE("evicting several pods at once needs as many allowed disruptions in each budget") {
+  // maxUnavailable 2 over 5 running replicas: 2 may go together, not 3; pods of no budget and
+  // pods that are not running never count.
+  TestWorld tw;
+  const std::vector<PodId> pods = replicas(tw, "train", 5);
+  const PodId loose = tw.pod("loose").cpu("1").ns("ml").add();
+  DisruptionBudgetSpec b = budget(tw, "train");
+  b.max_unavailable = IntOrPercent{2, false};
+  tw.world().disruption_budgets.push_back(b);
+  Cluster c(tw.world());
+  set_phase(c, pods, PodPhase::kRunning);
+  c.pod(loose).phase = PodPhase::kRunning;
+  DisruptionBudgets budgets(tw.world());
+  CHECK(budgets.covered(pods[0]));
+  CHECK_FALSE(budgets.covered(loose));
+  const std::vector<PodId> two{pods[0], pods[1], loose};
+  CHECK(budgets.may_evict_all(c, two).allowed);
+  const std::vector<PodId> three{pods[0], pods[1], pods[2]};
+  const EvictionVerdict refused = budgets.may_evict_all(c, three);
+  CHECK_FALSE(refused.allowed);
+  CHECK(refused.reason.find("Cannot evict 3 pod(s)") != std::string::npos);
+  CHECK(refused.reason.find("ml/train (5 healthy, 3 needed, 5 expected)") != std::string::npos);
+  // One of the three already terminating: the other two are within the budget... of 4 healthy,
+  // 3 needed, 1 allowed: still refused for two.
+  c.pod(pods[2]).phase = PodPhase::kTerminating;
+  CHECK_FALSE(budgets.may_evict_all(c, three).allowed);
+  const std::vector<PodId> one{pods[0], pods[2]};
+  CHECK(budgets.may_evict_all(c, one).allowed);
+}
