@@ -168,8 +168,8 @@ class Scheduler {
   std::uint64_t memo_generation_ = ~std::uint64_t{0};
   std::uint64_t memo_nominations_ = ~std::uint64_t{0};
   std::size_t memo_start_ = ~std::size_t{0};
-  FailureMemo* memo_ = nullptr;       // the memo this cycle's failure reads (or filled)
-  const Diagnosis* diag_ = nullptr;   // this cycle's diagnosis: diagnosis_ or memo_->diagnosis
+  FailureMemo* memo_ = nullptr;      // the memo this cycle's failure reads (or filled)
+  const Diagnosis* diag_ = nullptr;  // this cycle's diagnosis: diagnosis_ or memo_->diagnosis
   std::uint64_t remembered_failures_ = 0;
   // Reused buffers.
   std::vector<NodeId> feasible_;
