@@ -594,6 +594,7 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   NodeInfo& n = nodes_[node];
   n.add_requests(s);
   n.pods.push_back(pod);
+  ++bound_priorities_[s.priority];
   ps.node = node;
   ps.holdings.assign(holdings.begin(), holdings.end());
   ps.gpus.clear();
@@ -712,6 +713,7 @@ void Cluster::unbind(PodId pod) {
   CAPSIM_CHECK(it != n.pods.end(), "a bound pod is missing from its node's pod list");
   *it = n.pods.back();
   n.pods.pop_back();
+  if (auto bp = bound_priorities_.find(s.priority); --bp->second == 0) bound_priorities_.erase(bp);
   ps.last_node = ps.node;
   ps.last_gpus = ps.gpus;
   ps.node = kNoNode;
@@ -832,6 +834,7 @@ void Cluster::set_cordoned(NodeId node, bool cordoned) {
 
 void Cluster::check_invariants() const {
   double allocated = 0;
+  std::map<std::int32_t, std::int64_t> priorities;
   for (const NodeInfo& n : nodes_) {
     ResourceVec req;
     std::vector<std::int32_t> milli(n.gpus.size(), 0);
@@ -865,6 +868,7 @@ void Cluster::check_invariants() const {
     for (PodId p : n.pods) {
       const PodSpec& s = world_->pods[p];
       const PodState& ps = pods_[p];
+      ++priorities[s.priority];
       CAPSIM_CHECK(ps.node == n.id, fmt::format("pod {} is listed on node {} but records node {}",
                                                 s.name, n.spec->name, ps.node));
       CAPSIM_CHECK(ps.phase == PodPhase::kRunning || ps.phase == PodPhase::kTerminating ||
@@ -1039,6 +1043,8 @@ void Cluster::check_invariants() const {
                  fmt::format("node {}: free GPU count {} but {} GPUs are free", n.spec->name,
                              n.free_whole_gpus, free_whole));
   }
+  CAPSIM_CHECK(priorities == bound_priorities_,
+               "the count of bound pods by priority drifted from the recount");
   CAPSIM_CHECK(std::abs(allocated - totals_.gpus_allocated) < 1e-6,
                fmt::format("allocated GPUs total {} drifted from the recount {}",
                            totals_.gpus_allocated, allocated));

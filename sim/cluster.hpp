@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -129,6 +130,11 @@ class Cluster {
   // nodes when the cluster was built (the lowest id on ties); kNoResource if there is none.
   ResourceId quick_device() const { return quick_device_; }
   std::uint64_t generation() const { return generation_; }
+  // Whether any pod bound to a node (running, restarting or terminating) has a priority below
+  // `priority`: if none has, no node offers a preemptor of that priority a victim.
+  bool any_bound_below(std::int32_t priority) const {
+    return !bound_priorities_.empty() && bound_priorities_.begin()->first < priority;
+  }
   const GpuModelInfo* gpu_model(const NodeInfo& n) const {
     return n.spec->gpu_model == kNoGpuModel ? nullptr : &world_->gpu_models[n.spec->gpu_model];
   }
@@ -226,6 +232,8 @@ class Cluster {
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
   ResourceId quick_device_ = kNoResource;
+  // How many bound pods have each priority (any_bound_below).
+  std::map<std::int32_t, std::int64_t> bound_priorities_;
   std::vector<SharedClaimState> shared_claims_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;

@@ -179,12 +179,12 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
     return result;
   }
   // Nodes rejected with plain Unschedulable might take the pod after evictions; the others
-  // ("unresolvable") cannot.
-  std::vector<NodeId> potential;
+  // ("unresolvable") cannot (nodesWherePreemptionMightHelp).
+  std::int32_t might_help = 0;
   std::int32_t not_helpful = 0;
   for (const auto& [node, st] : diagnosis.node_statuses) {
     if (st.code == fw::Code::kUnschedulable) {
-      potential.push_back(node);
+      ++might_help;
     } else {
       ++not_helpful;
     }
@@ -192,26 +192,39 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
   if (diagnosis.prefilter_reason != 0) not_helpful = num_nodes;
   std::vector<Candidate> candidates;
   std::int32_t no_victims = 0;
-  if (!potential.empty() && diagnosis.prefilter_reason == 0) {
+  if (might_help > 0 && diagnosis.prefilter_reason == 0) {
     std::int32_t want = num_nodes * args_.min_candidate_nodes_percentage / 100;
     want = std::max(want, args_.min_candidate_nodes_absolute);
     want = std::min(want, num_nodes);
-    const std::size_t offset = args_.random_offset ? rng_.below(potential.size()) : 0;
-    // The budgets' disruptionsAllowed as the disruption controller's status has them now, read
-    // once per preemption (upstream lists the PodDisruptionBudgets once).
-    std::vector<std::int32_t> allowed;
-    if (budgets_.any()) {
-      for (std::size_t b = 0; b < snap.world().disruption_budgets.size(); ++b)
-        allowed.push_back(budgets_.counts(snap.cluster(), b).allowed());
-    }
-    for (std::size_t k = 0; k < potential.size(); ++k) {
-      const NodeId id = potential[(offset + k) % potential.size()];
-      auto c = select_victims_on_node(state, spec, snap.node(id), snap, fw, allowed);
-      if (c) {
-        candidates.push_back(std::move(*c));
-        if (static_cast<std::int32_t>(candidates.size()) >= want) break;
-      } else {
-        ++no_victims;
+    const std::size_t offset =
+        args_.random_offset ? rng_.below(static_cast<std::uint64_t>(might_help)) : 0;
+    if (!snap.cluster().any_bound_below(spec.priority)) {
+      // No bound pod has a lower priority than the preemptor: select_victims_on_node, which
+      // looks only at those, finds none on any node, so the search below would end with every
+      // node counted as having no victims. Said without visiting them.
+      no_victims = might_help;
+    } else {
+      std::vector<NodeId> potential;
+      potential.reserve(static_cast<std::size_t>(might_help));
+      for (const auto& [node, st] : diagnosis.node_statuses) {
+        if (st.code == fw::Code::kUnschedulable) potential.push_back(node);
+      }
+      // The budgets' disruptionsAllowed as the disruption controller's status has them now, read
+      // once per preemption (upstream lists the PodDisruptionBudgets once).
+      std::vector<std::int32_t> allowed;
+      if (budgets_.any()) {
+        for (std::size_t b = 0; b < snap.world().disruption_budgets.size(); ++b)
+          allowed.push_back(budgets_.counts(snap.cluster(), b).allowed());
+      }
+      for (std::size_t k = 0; k < potential.size(); ++k) {
+        const NodeId id = potential[(offset + k) % potential.size()];
+        auto c = select_victims_on_node(state, spec, snap.node(id), snap, fw, allowed);
+        if (c) {
+          candidates.push_back(std::move(*c));
+          if (static_cast<std::int32_t>(candidates.size()) >= want) break;
+        } else {
+          ++no_victims;
+        }
       }
     }
   }

@@ -38,6 +38,22 @@ std::int32_t free_units(const NodeInfo& node, ResourceId resource) {
   return n;
 }
 
+namespace {
+// free_units(node, resource) >= count, stopping as soon as enough are counted (a node with room
+// usually shows it in its first units).
+bool has_free_units(const NodeInfo& node, ResourceId resource, std::int32_t count) {
+  if (count <= 0) return true;
+  std::int32_t n = 0;
+  for (const DeviceUnit& u : node.units) {
+    if (u.resource == resource && whole_unit_free(node, u)) {
+      n += u.replicas - u.used;
+      if (n >= count) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 fw::Status GpuDevices::filter(const fw::CycleState& /*state*/, const PodSpec& pod,
                               const NodeInfo& node) const {
   if (node.gpus.empty()) return fw::Status::unresolvable(no_gpu_);
@@ -57,7 +73,7 @@ fw::Status GpuDevices::filter(const fw::CycleState& /*state*/, const PodSpec& po
     return fw::Status::unschedulable(insufficient_share_);
   }
   for (const auto& [r, count] : pod.device_requests) {
-    if (free_units(node, r) < count) {
+    if (!has_free_units(node, r, count)) {
       // More than the node advertises at all: only a reconfiguration could help.
       return count > node.allocatable[r] ? fw::Status::unresolvable(insufficient_devices_[r])
                                          : fw::Status::unschedulable(insufficient_devices_[r]);

@@ -36,6 +36,11 @@ class GpuDevices final : public fw::Plugin,
                         const fw::Snapshot& snap) override;
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  // Reads the pod's device requests, allowed models and GPU share, and the node's devices.
+  bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
+    return a.device_requests == b.device_requests && a.gpu_models == b.gpu_models &&
+           a.gpu_milli == b.gpu_milli;
+  }
   fw::Status reserve(fw::CycleState& state, const PodSpec& pod, const NodeInfo& node,
                      fw::Placement& placement) override;
 

@@ -24,6 +24,12 @@ class NodeAffinityPlugin final : public fw::Plugin,
                         const fw::Snapshot& snap) override;
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  // Reads the pod's nodeSelector and required node affinity and the node's labels and name;
+  // pods with a required affinity are not compared (never alike).
+  bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
+    return !a.affinity.required && !b.affinity.required &&
+           a.node_selector.items() == b.node_selector.items();
+  }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,

@@ -56,6 +56,10 @@ class NodeResourcesFit final : public fw::Plugin,
   }
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  // Reads the pod's requests and the node's allocatable and requested.
+  bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
+    return a.requests.items == b.requests.items;
+  }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/plugins/plugin_context.hpp"
+#include "models/plugins/taint_toleration.hpp"
 #include "sim/framework/plugin.hpp"
 
 namespace capsim::plugins {
@@ -21,6 +22,10 @@ class NodeUnschedulable final : public fw::Plugin, public fw::FilterPlugin {
                          fw::QuickRequirement& req) const override {
     req.schedulable = true;
     return true;
+  }
+  // Reads the pod's tolerations and the node's spec.unschedulable.
+  bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
+    return same_tolerations(a.tolerations, b.tolerations);
   }
 
  private:

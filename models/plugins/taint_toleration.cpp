@@ -35,6 +35,13 @@ fw::ReasonId TaintToleration::untolerated_reason(const Taint& t) const {
   return id;
 }
 
+bool same_tolerations(const std::vector<Toleration>& a, const std::vector<Toleration>& b) {
+  return std::equal(
+      a.begin(), a.end(), b.begin(), b.end(), [](const Toleration& x, const Toleration& y) {
+        return x.key == y.key && x.op == y.op && x.value == y.value && x.effect == y.effect;
+      });
+}
+
 fw::Status TaintToleration::filter(const fw::CycleState& /*state*/, const PodSpec& pod,
                                    const NodeInfo& node) const {
   for (const Taint& t : node.spec->taints) {

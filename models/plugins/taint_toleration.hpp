@@ -16,6 +16,9 @@ namespace capsim::plugins {
 void default_normalize_score(std::int64_t max_priority, bool reverse,
                              std::span<std::int64_t> scores);
 
+// The same tolerations, in the same order (what two pods' filters by taint compare).
+bool same_tolerations(const std::vector<Toleration>& a, const std::vector<Toleration>& b);
+
 class TaintToleration final : public fw::Plugin,
                               public fw::FilterPlugin,
                               public fw::PreScorePlugin,
@@ -33,6 +36,10 @@ class TaintToleration final : public fw::Plugin,
                          fw::QuickRequirement& req) const override {
     req.untainted = true;
     return true;
+  }
+  // Reads the pod's tolerations and the node's taints.
+  bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
+    return same_tolerations(a.tolerations, b.tolerations);
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;

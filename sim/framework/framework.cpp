@@ -129,6 +129,13 @@ Status Framework::run_filters(const CycleState& state, const PodSpec& pod, const
   return Status::success();
 }
 
+bool Framework::filters_alike(const CycleState& state, const PodSpec& a, const PodSpec& b) const {
+  for (auto [i, p] : filter_) {
+    if (!state.skip_filter().test(i) && !p->filters_alike(a, b)) return false;
+  }
+  return true;
+}
+
 PostFilterResult Framework::run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                             const Diagnosis& diagnosis,
                                             const Snapshot& snap) const {

@@ -77,6 +77,9 @@ class Framework {
   // exact for `node`), a plugin whose prepared requirement the copy meets is not called.
   Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node,
                      const QuickNode* quick = nullptr) const;
+  // Whether every Filter plugin that runs for this cycle (not skipped at PreFilter) says pods
+  // `a` and `b` filter alike (FilterPlugin::filters_alike).
+  bool filters_alike(const CycleState& state, const PodSpec& a, const PodSpec& b) const;
   bool has_post_filter() const { return !cfg_.post_filter.empty(); }
   PostFilterResult run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                    const Diagnosis& diagnosis, const Snapshot& snap) const;

@@ -154,6 +154,13 @@ class FilterPlugin {
                                  QuickRequirement& /*req*/) const {
     return false;
   }
+  // True if filter() gives pods `a` and `b` the same status on every node, and reads nothing but
+  // the pod, what its own PreFilter derived from the pod alone, and the node's NodeInfo (whose
+  // every change bumps Cluster::generation()): the scheduler then reuses one pod's failed cycle
+  // for the other while the cluster is unchanged (Scheduler's failure memo). False (the
+  // default) when the plugin cannot tell; a plugin that reads other nodes or other state must
+  // say false.
+  virtual bool filters_alike(const PodSpec& /*a*/, const PodSpec& /*b*/) const { return false; }
 };
 
 // Per-node results of the filter phase, for PostFilter and the failure message.

@@ -30,10 +30,13 @@ Scheduler::Scheduler(const Framework& framework, const Cluster& cluster, ReasonT
       snap_(cluster),
       reasons_(&reasons),
       tie_rng_(tie_break_stream),
-      state_(framework.plugin_count()) {}
+      state_(framework.plugin_count()) {
+  memos_.reserve(kMaxMemos);  // memo_ points into it: never reallocated
+}
 
 void Scheduler::nominate(PodId pod, NodeId node) {
   clear_nomination(pod);
+  ++nominations_version_;
   nomination_[pod] = node;
   nominated_by_node_[node].push_back(pod);
 }
@@ -45,6 +48,7 @@ void Scheduler::clear_nomination(PodId pod) {
   v.erase(std::remove(v.begin(), v.end(), pod), v.end());
   if (v.empty()) nominated_by_node_.erase(it->second);
   nomination_.erase(it);
+  ++nominations_version_;
 }
 
 NodeId Scheduler::nominated_node(PodId pod) const {
@@ -77,12 +81,28 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
 
 std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
                                  const std::string& post_filter) const {
+  std::string msg = fit_error_counts(num_nodes, d);
+  if (!post_filter.empty()) msg += fmt::format(" {}.", post_filter);
+  return msg;
+}
+
+std::string Scheduler::fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const {
   std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
   if (d.prefilter_reason != 0) msg += fmt::format(" {}.", reasons_->text(d.prefilter_reason));
-  std::map<ReasonId, int> histogram;
+  // Nodes per reason; a failed cycle has a handful of distinct reasons, so a short list beats a
+  // map. Its order does not matter: the parts are sorted as strings below.
+  std::vector<std::pair<ReasonId, int>> histogram;
   for (const auto& [node, st] : d.node_statuses) {
-    for (std::uint8_t i = 0; i < st.count; ++i)
-      histogram[st.reasons[i]]++;
+    for (std::uint8_t i = 0; i < st.count; ++i) {
+      const ReasonId r = st.reasons[i];
+      auto it = std::find_if(histogram.begin(), histogram.end(),
+                             [r](const auto& h) { return h.first == r; });
+      if (it == histogram.end()) {
+        histogram.emplace_back(r, 1);
+      } else {
+        ++it->second;
+      }
+    }
   }
   std::vector<std::string> parts;
   parts.reserve(histogram.size());
@@ -90,8 +110,66 @@ std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
     parts.push_back(fmt::format("{} {}", n, reasons_->text(r)));
   std::sort(parts.begin(), parts.end());  // sort.Strings, as upstream
   if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
-  if (!post_filter.empty()) msg += fmt::format(" {}.", post_filter);
   return msg;
+}
+
+std::uint64_t Scheduler::likeness_hash(const PodSpec& spec) {
+  // FNV-1a over what pods that filter alike share; equal hashes only shortlist a memo, the
+  // Filter plugins decide.
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(spec.priority)));
+  for (const auto& [r, v] : spec.requests.items) {
+    mix(r);
+    mix(static_cast<std::uint64_t>(v));
+  }
+  for (const auto& [r, c] : spec.device_requests) {
+    mix(r);
+    mix(static_cast<std::uint64_t>(c));
+  }
+  for (GpuModelId m : spec.gpu_models)
+    mix(m);
+  mix(static_cast<std::uint64_t>(spec.gpu_milli));
+  mix(spec.tolerations.size());
+  mix(spec.node_selector.items().size());
+  return h;
+}
+
+Scheduler::FailureMemo* Scheduler::find_memo(const PodSpec& spec, std::uint64_t hash) {
+  for (std::size_t i = 0; i < memo_count_; ++i) {
+    FailureMemo& m = memos_[i];
+    if (m.hash != hash || m.skipped != state_.skip_filter()) continue;
+    const PodSpec& other = cluster_->spec(m.pod);
+    if (other.priority == spec.priority && fw_->filters_alike(state_, other, spec)) return &m;
+  }
+  return nullptr;
+}
+
+void Scheduler::count_reasons(const Diagnosis& d) {
+  reason_counts_.clear();
+  auto add = [&](std::int16_t plugin, ReasonId reason, std::int32_t nodes) {
+    for (ReasonCount& c : reason_counts_) {
+      if (c.plugin == plugin && c.reason == reason) {
+        c.nodes += nodes;
+        return;
+      }
+    }
+    reason_counts_.push_back({plugin, reason, nodes});
+  };
+  if (d.prefilter_reason != 0) {
+    add(prefilter_plugin_, d.prefilter_reason, static_cast<std::int32_t>(cluster_->nodes().size()));
+  }
+  for (const auto& [node, st] : d.node_statuses) {
+    for (std::uint8_t i = 0; i < st.count; ++i)
+      add(st.plugin, st.reasons[i], 1);
+  }
+  std::sort(reason_counts_.begin(), reason_counts_.end(), [](const auto& a, const auto& b) {
+    return a.nodes != b.nodes ? a.nodes > b.nodes
+                              : (a.plugin != b.plugin ? a.plugin < b.plugin : a.reason < b.reason);
+  });
 }
 
 void Scheduler::set_observer(CycleObserver* observer, const Engine* clock) {
@@ -117,31 +195,19 @@ ScheduleResult Scheduler::observed_cycle(PodId pod) {
   const bool failed = r.outcome == ScheduleResult::Outcome::kUnschedulable;
   if (!failed && !explain) return r;
 
-  // The counts fit_error's message is made of, by plugin and reason.
+  // The counts fit_error's message is made of, by plugin and reason (a remembered failure's
+  // once).
   reason_counts_.clear();
   if (failed) {
-    auto add = [&](std::int16_t plugin, ReasonId reason, std::int32_t nodes) {
-      for (ReasonCount& c : reason_counts_) {
-        if (c.plugin == plugin && c.reason == reason) {
-          c.nodes += nodes;
-          return;
-        }
+    if (memo_ != nullptr && memo_->counted) {
+      reason_counts_ = memo_->reason_counts;
+    } else {
+      count_reasons(*diag_);
+      if (memo_ != nullptr) {
+        memo_->reason_counts = reason_counts_;
+        memo_->counted = true;
       }
-      reason_counts_.push_back({plugin, reason, nodes});
-    };
-    if (diagnosis_.prefilter_reason != 0) {
-      add(prefilter_plugin_, diagnosis_.prefilter_reason,
-          static_cast<std::int32_t>(cluster_->nodes().size()));
     }
-    for (const auto& [node, st] : diagnosis_.node_statuses) {
-      for (std::uint8_t i = 0; i < st.count; ++i)
-        add(st.plugin, st.reasons[i], 1);
-    }
-    std::sort(reason_counts_.begin(), reason_counts_.end(), [](const auto& a, const auto& b) {
-      return a.nodes != b.nodes
-                 ? a.nodes > b.nodes
-                 : (a.plugin != b.plugin ? a.plugin < b.plugin : a.reason < b.reason);
-    });
   }
   CycleReport report;
   report.time = clock_->now();
@@ -168,6 +234,16 @@ ScheduleResult Scheduler::observed_cycle(PodId pod) {
   return r;
 }
 
+namespace {
+// Whether no node could take the pod whatever other pods do.
+bool unresolvable_everywhere(std::int32_t num_nodes, const Diagnosis& d) {
+  return num_nodes == 0 || d.prefilter_reason != 0 ||
+         std::all_of(d.node_statuses.begin(), d.node_statuses.end(), [](const auto& p) {
+           return p.second.code == Code::kUnschedulableAndUnresolvable;
+         });
+}
+}  // namespace
+
 ScheduleResult Scheduler::cycle(PodId pod) {
   ++cycles_;
   const PodSpec& spec = cluster_->spec(pod);
@@ -182,16 +258,21 @@ ScheduleResult Scheduler::cycle(PodId pod) {
   feasible_.clear();
   prefilter_plugin_ = -1;
   post_filter_ran_ = false;
+  memo_ = nullptr;
+  diag_ = &diagnosis_;
 
   auto fail = [&](const std::string& post_filter_msg) {
+    const Diagnosis& d = *diag_;
     result.outcome = ScheduleResult::Outcome::kUnschedulable;
-    result.rejector_plugins = diagnosis_.rejector_plugins;
-    result.message = fit_error(num_nodes, diagnosis_, post_filter_msg);
-    result.unresolvable_everywhere =
-        num_nodes == 0 || diagnosis_.prefilter_reason != 0 ||
-        std::all_of(
-            diagnosis_.node_statuses.begin(), diagnosis_.node_statuses.end(),
-            [](const auto& p) { return p.second.code == Code::kUnschedulableAndUnresolvable; });
+    result.rejector_plugins = d.rejector_plugins;
+    if (memo_ != nullptr) {
+      result.message = memo_->message;
+      if (!post_filter_msg.empty()) result.message += fmt::format(" {}.", post_filter_msg);
+      result.unresolvable_everywhere = memo_->unresolvable;
+    } else {
+      result.message = fit_error(num_nodes, d, post_filter_msg);
+      result.unresolvable_everywhere = unresolvable_everywhere(num_nodes, d);
+    }
     return result;
   };
 
@@ -211,92 +292,133 @@ ScheduleResult Scheduler::cycle(PodId pod) {
     return fail({});
   }
 
-  fw_->prepare_quick(state_, spec, cluster_->quick_device());
-  quick_ready_ = true;
-
-  // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
+  // A failure remembered from an alike pod on this same state stands for steps 2 and 3 (see
+  // FailureMemo in the header).
   const NodeId nominated = nominated_node(pod);
-  if (nominated != kNoNode) {
-    Status s = filter_with_nominated(pod, spec, nodes[nominated]);
-    if (s.is_success()) feasible_.push_back(nominated);
-  }
-
-  // 3. Filter from the rotating start index until enough feasible nodes are found. Nodes that
-  //    fail a quick check on the compact QuickNode copy are skipped without running the plugins
-  //    (they would reject them); they still count as processed, as upstream would have evaluated
-  //    them. If no node turns out feasible, the skipped ones are evaluated in full afterwards so
-  //    that the diagnosis and its message are exactly what the plugins say.
-  if (feasible_.empty() && num_nodes > 0) {
-    const std::int32_t to_find =
-        num_feasible_nodes_to_find(fw_->config().percentage_of_nodes_to_score, num_nodes);
-    const auto& quick = cluster_->quick();
-    // A local copy of what every filter needs, so the loop keeps it in registers.
-    const bool quick_on = fw_->config().use_quick_checks;
-    const QuickRequirement needed = fw_->quick_necessary();
-    auto quick_reject = [&](NodeId id) {
-      if (!quick_on || (!nominated_by_node_.empty() && nominated_by_node_.count(id))) return false;
-      return !needed.met_by(quick[id]);
-    };
-    // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
-    // (nodes with nominated pods never take a quick path).
-    const QuickNode* quick_base = quick.data();
-    bool skipped_any = false;
-    skipped_.clear();
-    std::int32_t processed = 0;
-    const auto n = static_cast<std::size_t>(num_nodes);
-    const std::size_t start = next_start_node_index_;
-    for (std::size_t k = 0; k < n; ++k) {
-      const NodeId id = static_cast<NodeId>((start + k) % n);
-      ++processed;
-      if (quick_reject(id)) {
-        skipped_any = true;
-        skipped_.push_back(id);
-        continue;
-      }
-      if (fw_->quick_feasible(quick_base[id]) &&
-          (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
-        feasible_.push_back(id);
-        if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
-        continue;
-      }
-      Status s = filter_with_nominated(pod, spec, nodes[id]);
-      if (s.is_success()) {
-        feasible_.push_back(id);
-        if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
-      } else if (s.code == Code::kError) {
-        result.outcome = ScheduleResult::Outcome::kError;
-        result.message =
-            fmt::format("{}: {}", fw_->plugin_name(s.plugin), reasons_->text(s.reasons[0]));
-        return result;
-      } else {
-        diagnosis_.node_statuses.emplace_back(id, s);
-        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
-      }
+  const bool memo_on =
+      fw_->config().use_quick_checks && !state_.explain() && nominated == kNoNode && num_nodes > 0;
+  std::uint64_t likeness = 0;
+  if (memo_on) {
+    if (memo_generation_ != cluster_->generation() || memo_nominations_ != nominations_version_ ||
+        memo_start_ != next_start_node_index_) {
+      memo_count_ = 0;
+      memo_generation_ = cluster_->generation();
+      memo_nominations_ = nominations_version_;
+      memo_start_ = next_start_node_index_;
     }
-    next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
-    result.evaluated_nodes = processed;
-    if (feasible_.empty() && skipped_any) {
-      // Every node was processed and none fits: evaluate the quick-rejected ones in full for the
-      // diagnosis, merging them into the statuses in evaluation order.
-      first_pass_.swap(diagnosis_.node_statuses);
-      diagnosis_.node_statuses.clear();
-      std::size_t next_first = 0, next_skipped = 0;
+    likeness = likeness_hash(spec);
+    memo_ = find_memo(spec, likeness);
+  }
+  if (memo_ != nullptr) {
+    ++remembered_failures_;
+    diag_ = &memo_->diagnosis;
+    result.evaluated_nodes = memo_->evaluated;
+  } else {
+    fw_->prepare_quick(state_, spec, cluster_->quick_device());
+    quick_ready_ = true;
+
+    // 2. The nominated node, if any, is evaluated first (evaluateNominatedNode).
+    if (nominated != kNoNode) {
+      Status s = filter_with_nominated(pod, spec, nodes[nominated]);
+      if (s.is_success()) feasible_.push_back(nominated);
+    }
+
+    // 3. Filter from the rotating start index until enough feasible nodes are found. Nodes that
+    //    fail a quick check on the compact QuickNode copy are skipped without running the plugins
+    //    (they would reject them); they still count as processed, as upstream would have evaluated
+    //    them. If no node turns out feasible, the skipped ones are evaluated in full afterwards so
+    //    that the diagnosis and its message are exactly what the plugins say.
+    if (feasible_.empty() && num_nodes > 0) {
+      const std::int32_t to_find =
+          num_feasible_nodes_to_find(fw_->config().percentage_of_nodes_to_score, num_nodes);
+      const auto& quick = cluster_->quick();
+      // A local copy of what every filter needs, so the loop keeps it in registers.
+      const bool quick_on = fw_->config().use_quick_checks;
+      const QuickRequirement needed = fw_->quick_necessary();
+      auto quick_reject = [&](NodeId id) {
+        if (!quick_on || (!nominated_by_node_.empty() && nominated_by_node_.count(id)))
+          return false;
+        return !needed.met_by(quick[id]);
+      };
+      // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
+      // (nodes with nominated pods never take a quick path).
+      const QuickNode* quick_base = quick.data();
+      bool skipped_any = false;
+      skipped_.clear();
+      std::int32_t processed = 0;
+      const auto n = static_cast<std::size_t>(num_nodes);
+      const std::size_t start = next_start_node_index_;
       for (std::size_t k = 0; k < n; ++k) {
         const NodeId id = static_cast<NodeId>((start + k) % n);
-        if (next_skipped < skipped_.size() && skipped_[next_skipped] == id) {
-          ++next_skipped;
-          Status s = filter_with_nominated(pod, spec, nodes[id]);
-          CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
-                                                    "quick check",
-                                                    nodes[id].spec->name));
+        ++processed;
+        if (quick_reject(id)) {
+          skipped_any = true;
+          skipped_.push_back(id);
+          continue;
+        }
+        if (fw_->quick_feasible(quick_base[id]) &&
+            (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
+          feasible_.push_back(id);
+          if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
+          continue;
+        }
+        Status s = filter_with_nominated(pod, spec, nodes[id]);
+        if (s.is_success()) {
+          feasible_.push_back(id);
+          if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
+        } else if (s.code == Code::kError) {
+          result.outcome = ScheduleResult::Outcome::kError;
+          result.message =
+              fmt::format("{}: {}", fw_->plugin_name(s.plugin), reasons_->text(s.reasons[0]));
+          return result;
+        } else {
           diagnosis_.node_statuses.emplace_back(id, s);
           if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
-        } else {
-          CAPSIM_CHECK(next_first < first_pass_.size() && first_pass_[next_first].first == id,
-                       "the diagnosis lost a node");
-          diagnosis_.node_statuses.push_back(first_pass_[next_first++]);
         }
       }
+      next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
+      result.evaluated_nodes = processed;
+      if (feasible_.empty() && skipped_any) {
+        // Every node was processed and none fits: evaluate the quick-rejected ones in full for the
+        // diagnosis, merging them into the statuses in evaluation order.
+        first_pass_.swap(diagnosis_.node_statuses);
+        diagnosis_.node_statuses.clear();
+        std::size_t next_first = 0, next_skipped = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+          const NodeId id = static_cast<NodeId>((start + k) % n);
+          if (next_skipped < skipped_.size() && skipped_[next_skipped] == id) {
+            ++next_skipped;
+            Status s = filter_with_nominated(pod, spec, nodes[id]);
+            CAPSIM_CHECK(!s.is_success(), fmt::format("node {} passed the filters after failing a "
+                                                      "quick check",
+                                                      nodes[id].spec->name));
+            diagnosis_.node_statuses.emplace_back(id, s);
+            if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+          } else {
+            CAPSIM_CHECK(next_first < first_pass_.size() && first_pass_[next_first].first == id,
+                         "the diagnosis lost a node");
+            diagnosis_.node_statuses.push_back(first_pass_[next_first++]);
+          }
+        }
+      }
+    }
+    // Remember this failure for alike pods.
+    if (memo_on && feasible_.empty() && memo_count_ < kMaxMemos) {
+      if (memo_count_ == memos_.size()) memos_.emplace_back();
+      FailureMemo& m = memos_[memo_count_++];
+      m.pod = pod;
+      m.hash = likeness;
+      m.skipped = state_.skip_filter();
+      m.diagnosis.node_statuses.swap(diagnosis_.node_statuses);  // diagnosis_ is cleared next cycle
+      m.diagnosis.rejector_plugins = diagnosis_.rejector_plugins;
+      m.diagnosis.prefilter_reason = 0;
+      m.evaluated = result.evaluated_nodes;
+      m.message = fit_error_counts(num_nodes, m.diagnosis);
+      m.unresolvable = unresolvable_everywhere(num_nodes, m.diagnosis);
+      m.counted = false;
+      m.reason_counts.clear();
+      memo_ = &m;
+      diag_ = &m.diagnosis;
     }
   }
   result.feasible_nodes = static_cast<std::int32_t>(feasible_.size());
@@ -305,7 +427,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
   if (feasible_.empty()) {
     std::string post_msg;
     if (fw_->has_post_filter()) {
-      PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, diagnosis_, snap_);
+      PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, *diag_, snap_);
       post_msg = std::move(pf.message);
       post_filter_ran_ = true;
       if (state_.explain()) {

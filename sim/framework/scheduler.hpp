@@ -9,6 +9,7 @@
 // The Scheduler does not change the cluster; it returns a decision the Simulation applies.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -106,9 +107,14 @@ class Scheduler {
   // first-top-score tie-break, which of several equal nodes wins depends on it.
   std::size_t next_start_node_index() const { return next_start_node_index_; }
 
-  // Builds the FitError message from a diagnosis.
+  // Builds the FitError message from a diagnosis: fit_error_counts, then PostFilter's message.
   std::string fit_error(std::int32_t num_nodes, const Diagnosis& d,
                         const std::string& post_filter) const;
+  // The message's part made of the diagnosis: "0/N nodes are available: 3 Insufficient cpu,
+  // 9 node(s) had untolerated taint {...}." (the counts by reason, sorted as strings).
+  std::string fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const;
+  // How many cycles ended with a failure remembered from an earlier, alike pod (failure memo).
+  std::uint64_t remembered_failures() const { return remembered_failures_; }
 
  private:
   // Runs the filters, with the pods nominated to the node counted as placed; uses the node's
@@ -116,6 +122,33 @@ class Scheduler {
   Status filter_with_nominated(PodId pod, const PodSpec& spec, const NodeInfo& node);
   ScheduleResult cycle(PodId pod);
   ScheduleResult observed_cycle(PodId pod);
+
+  // The failure memo. A cycle in which no node passed the filters is remembered with its
+  // diagnosis and message. A later cycle reuses them instead of filtering every node again when
+  // nothing the filters read can have changed: the cluster's generation, the nominations and
+  // the start index are the same, its pod holds no nomination, has the priority of the
+  // remembered pod (nominated pods count by priority), PreFilter skipped the same Filter
+  // plugins, and every Filter plugin that runs says the two pods filter alike
+  // (FilterPlugin::filters_alike: it reads only the pod and the node). Such a cycle would have
+  // evaluated the same nodes in the same order with the same statuses, so its diagnosis, message
+  // and everything PostFilter does with them are the same. Off with use_quick_checks = false and
+  // for explained cycles, so the reference path never takes it.
+  struct FailureMemo {
+    PodId pod = kNoPod;      // the pod whose cycle filled it
+    std::uint64_t hash = 0;  // likeness_hash of its spec
+    std::bitset<kMaxPlugins> skipped;
+    Diagnosis diagnosis;
+    std::int32_t evaluated = 0;
+    std::string message;  // fit_error_counts
+    bool unresolvable = false;
+    bool counted = false;  // reason_counts is filled
+    std::vector<ReasonCount> reason_counts;
+  };
+  static constexpr std::size_t kMaxMemos = 32;
+  static std::uint64_t likeness_hash(const PodSpec& spec);
+  FailureMemo* find_memo(const PodSpec& spec, std::uint64_t hash);
+  // The reason counts of a failed cycle's diagnosis, into reason_counts_.
+  void count_reasons(const Diagnosis& d);
 
   const Framework* fw_;
   const Cluster* cluster_;
@@ -127,6 +160,17 @@ class Scheduler {
   std::uint64_t cycles_ = 0;
   std::unordered_map<NodeId, std::vector<PodId>> nominated_by_node_;
   std::unordered_map<PodId, NodeId> nomination_;
+  std::uint64_t nominations_version_ = 0;  // bumped whenever a nomination is made or cleared
+  // Failure memos, valid for memo_generation_ / memo_nominations_ / memo_start_ (memo_count_ of
+  // memos_ are in use).
+  std::vector<FailureMemo> memos_;
+  std::size_t memo_count_ = 0;
+  std::uint64_t memo_generation_ = ~std::uint64_t{0};
+  std::uint64_t memo_nominations_ = ~std::uint64_t{0};
+  std::size_t memo_start_ = ~std::size_t{0};
+  FailureMemo* memo_ = nullptr;      // the memo this cycle's failure reads (or filled)
+  const Diagnosis* diag_ = nullptr;  // this cycle's diagnosis: diagnosis_ or memo_->diagnosis
+  std::uint64_t remembered_failures_ = 0;
   // Reused buffers.
   std::vector<NodeId> feasible_;
   std::vector<std::int64_t> totals_;

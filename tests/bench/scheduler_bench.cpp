@@ -8,11 +8,14 @@
 //   BM_SchedulingCycleObserved/N  the same with the CycleObserver `capsim run` installs (the
 //                            pending-reason rows, to a NullRecorder) and --explain off: what a
 //                            recorded run pays per cycle for explain being available.
+//   BM_CongestedRetry/N/R    failed attempts of a backlog on a full N-node cluster that changes
+//                            every R attempts (see below).
 // Target (issue: core): >= 20,000 placements/s at 5,000 nodes on one core; kube-scheduler's
 // own CI threshold is about 680 pods/s at 5,000 nodes.
 #include <benchmark/benchmark.h>
 
 #include <deque>
+#include <vector>
 
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
@@ -171,3 +174,68 @@ static void BM_SpreadConstrainedCycle(benchmark::State& state) {
   run_cycles(state, static_cast<int>(state.range(0)), kDefaultProfile, true);
 }
 BENCHMARK(BM_SpreadConstrainedCycle)->Arg(100)->Arg(300)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+// Failed attempts on a full cluster with a backlog, as a congested fleet makes them: `nodes`
+// 8-GPU nodes of three models, every GPU taken, and 4,000 waiting pods of nine shapes (1 to 8
+// GPUs, some limited to a model) retried in turn. Every `retries` attempts one running pod ends
+// and another takes its GPUs, so the cluster changed (as after a completion) and the next
+// attempt of each shape evaluates every node again; the others reuse it (the failure memo).
+// Items: failed attempts.
+static void BM_CongestedRetry(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const std::int64_t retries = state.range(1);
+  capsim::testing::TestWorld tw;
+  const char* models[] = {"A100-80GB", "H100-80GB", "B200"};
+  for (int i = 0; i < nodes; ++i) {
+    tw.node("n" + std::to_string(i)).cpu("192").memory("2Ti").gpus(8, models[i % 3]).add();
+  }
+  // Running pods: one 8-GPU pod a node, plus a spare set that swaps in on each change.
+  std::vector<PodId> running;
+  for (int i = 0; i < 2 * nodes; ++i)
+    running.push_back(tw.pod("r" + std::to_string(i)).cpu("64").memory("512Gi").gpus(8).add());
+  RandomStream rng(15, "bench-backlog");
+  std::vector<PodId> waiting;
+  for (int i = 0; i < 4000; ++i) {
+    const std::int32_t g = 1 << rng.below(4);
+    auto pb = tw.pod("w" + std::to_string(i))
+                  .cpu(std::to_string(8 * g))
+                  .memory(std::to_string(64 * g) + "Gi")
+                  .gpus(g);
+    if (const auto m = rng.below(4); m < 2) pb.gpu_models({models[m + 1]});
+    waiting.push_back(pb.add());
+  }
+  fw::ReasonTable reasons;
+  PluginContext ctx{tw.world(), reasons, 1};
+  const YamlNode doc = YamlNode::load_string(kDefaultProfile, "bench-profile.yaml");
+  fw::Framework framework(build_profile(doc, nullptr, ctx).config);
+  Cluster cluster(tw.world());
+  fw::Scheduler sched(framework, cluster, reasons, RandomStream(1, "tie"));
+  auto bind_all_gpus = [&](PodId p, NodeId n) {
+    std::vector<Holding> h;
+    for (std::uint16_t u = 0; u < 8; ++u)
+      h.push_back(replica_of(cluster.node(n), u));
+    cluster.bind(p, n, h);
+  };
+  for (int i = 0; i < nodes; ++i)
+    bind_all_gpus(running[static_cast<std::size_t>(i)], static_cast<NodeId>(i));
+  std::size_t next = 0;
+  std::int64_t attempts = 0, changes = 0;
+  for (auto _ : state) {
+    const PodId p = waiting[next++ % waiting.size()];
+    auto r = sched.schedule_one(p);
+    if (r.outcome != fw::ScheduleResult::Outcome::kUnschedulable) state.SkipWithError("placed");
+    if (++attempts % retries == 0) {
+      // A completion on node k, and a spare 8-GPU pod takes its place.
+      const auto k = static_cast<std::size_t>(changes % nodes);
+      const std::size_t out = (changes / nodes) % 2 == 0 ? k : k + static_cast<std::size_t>(nodes);
+      const std::size_t in = (changes / nodes) % 2 == 0 ? k + static_cast<std::size_t>(nodes) : k;
+      cluster.unbind(running[out]);
+      bind_all_gpus(running[in], static_cast<NodeId>(k));
+      ++changes;
+    }
+  }
+  state.SetItemsProcessed(attempts);
+  state.counters["remembered"] = benchmark::Counter(
+      static_cast<double>(sched.remembered_failures()) / static_cast<double>(attempts));
+}
+BENCHMARK(BM_CongestedRetry)->Args({12500, 1000})->Args({12500, 20})->Unit(benchmark::kMicrosecond);

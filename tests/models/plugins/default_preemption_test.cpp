@@ -195,3 +195,54 @@ TEST_CASE(
     CHECK(res.victims == std::vector<PodId>{with_budget ? mid : low});
   }
 }
+
+TEST_CASE("a preemptor that no bound pod is below finds no victims, counted on every node") {
+  // Three full 8-GPU nodes (two pods of priority 5, one of 10) and an empty 2-GPU node that can
+  // never hold a 4-GPU pod. The search for victims is skipped when no bound pod has a lower
+  // priority than the preemptor (Cluster::any_bound_below); the message still counts every
+  // node it would have visited.
+  struct Case {
+    std::int32_t priority;
+    bool below;  // some bound pod has a lower priority
+    NodeId nominated;
+    const char* message;
+  };
+  const char* none =
+      "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are "
+      "available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for "
+      "incoming pod.";
+  const Case cases[] = {
+      {3, false, kNoNode, none},
+      {5, false, kNoNode, none},
+      {10, true, 0,
+       "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."},  // n1's pod is the victim
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.priority);
+    Rig r;
+    r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
+    r.tw.node("n2").cpu("64").memory("512Gi").gpus(8).add();
+    r.tw.node("n3").cpu("64").memory("512Gi").gpus(8).add();
+    r.tw.node("small").cpu("64").memory("512Gi").gpus(2).add();
+    PodId a = r.tw.pod("a").gpus(8).priority(5).add();
+    PodId b = r.tw.pod("b").gpus(8).priority(5).add();
+    PodId d = r.tw.pod("d").gpus(8).priority(10).add();
+    PodId p = r.tw.pod("p").gpus(4).priority(c.priority).add();
+    r.start();
+    r.run(a, 0, {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+    r.run(b, 1, {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+    r.run(d, 2, {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+    CHECK(r.cluster->any_bound_below(c.priority) == c.below);
+    auto res = r.sched->schedule_one(p);
+    CHECK(res.outcome == fw::ScheduleResult::Outcome::kUnschedulable);
+    CHECK(res.message == c.message);
+    CHECK(res.nominated_node == c.nominated);
+    CHECK(res.victims == (c.below ? std::vector<PodId>{a} : std::vector<PodId>{}));
+    // The count follows bind and unbind.
+    r.cluster->unbind(a);
+    r.cluster->unbind(b);
+    CHECK(!r.cluster->any_bound_below(10));
+    CHECK(r.cluster->any_bound_below(11));
+    r.cluster->check_invariants();
+  }
+}

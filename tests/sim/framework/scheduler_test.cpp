@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <deque>
+
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
 #include "tests/fixtures/bind.hpp"
@@ -274,4 +277,109 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
     CHECK(placed > 100);
     CHECK(failed > 10);
   }
+}
+
+TEST_CASE("failures remembered from alike pods change no decision or message") {
+  // A full cluster and a backlog of pods of a few shapes, retried in rounds as a congested run
+  // retries them: every round tries each waiting pod in order, binds those that fit, carries out
+  // any preemption (nomination, victims released and waiting again) and then releases the ten
+  // longest-running pods. With the failure memo (fast) and with every node filtered every time
+  // (slow), every outcome, message, victim and count must agree.
+  struct Shape {
+    std::int32_t gpus;
+    const char* model;      // "" any
+    bool tolerates;         // tolerates the dedicated taint
+    std::int32_t priority;  // 100: may preempt the others
+  };
+  const Shape shapes[] = {{1, "", false, 0}, {2, "", false, 0},      {4, "", false, 0},
+                          {8, "", false, 0}, {1, "H100", false, 0},  {2, "B200", true, 0},
+                          {4, "", true, 0},  {8, "B200", false, 100}};
+  auto build = [&](bool quick) {
+    auto r = std::make_unique<Rig>();
+    for (int i = 0; i < 60; ++i) {
+      auto nb = r->tw.node("n" + std::to_string(i))
+                    .cpu("64")
+                    .memory("512Gi")
+                    .gpus(8, i % 3 == 0 ? "H100" : "B200");
+      if (i % 10 == 0) nb.taint("dedicated", "x", "NoSchedule");
+      nb.add();
+    }
+    RandomStream rng(3, "memo-test");
+    for (int i = 0; i < 400; ++i) {
+      const Shape& s = shapes[rng.below(8)];
+      auto pb = r->tw.pod("p" + std::to_string(i))
+                    .cpu(std::to_string(4 * s.gpus))
+                    .memory(std::to_string(32 * s.gpus) + "Gi")
+                    .gpus(s.gpus)
+                    .priority(s.priority);
+      if (*s.model != '\0') pb.gpu_models({s.model});
+      if (s.tolerates) pb.toleration("dedicated", "x", "NoSchedule");
+      pb.add();
+    }
+    r->start("default-scheduler", quick);
+    return r;
+  };
+  auto fast = build(true);
+  auto slow = build(false);
+  std::vector<PodId> waiting(400);
+  for (PodId p = 0; p < 400; ++p)
+    waiting[p] = p;
+  std::deque<PodId> running;
+  int placed = 0, failed = 0, preempted = 0;
+  for (int round = 0; round < 40 && !waiting.empty(); ++round) {
+    CAPTURE(round);
+    std::vector<PodId> still;
+    for (std::size_t k = 0; k < waiting.size(); ++k) {
+      const PodId p = waiting[k];
+      if (fast->cluster->pod(p).node != kNoNode) continue;  // bound meanwhile: not waiting
+      auto a = fast->sched->schedule_one(p);
+      auto b = slow->sched->schedule_one(p);
+      REQUIRE(a.outcome == b.outcome);
+      CHECK(a.placement.node == b.placement.node);
+      CHECK(a.placement.holdings == b.placement.holdings);
+      CHECK(a.message == b.message);
+      CHECK(a.rejector_plugins == b.rejector_plugins);
+      CHECK(a.unresolvable_everywhere == b.unresolvable_everywhere);
+      CHECK(a.evaluated_nodes == b.evaluated_nodes);
+      CHECK(a.feasible_nodes == b.feasible_nodes);
+      REQUIRE(a.nominated_node == b.nominated_node);
+      REQUIRE(a.victims == b.victims);
+      CHECK(fast->sched->next_start_node_index() == slow->sched->next_start_node_index());
+      if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+        for (Rig* rig : {fast.get(), slow.get()}) {
+          rig->cluster->bind(p, a.placement.node, a.placement.holdings);
+          rig->sched->clear_nomination(p);
+        }
+        running.push_back(p);
+        ++placed;
+        continue;
+      }
+      ++failed;
+      still.push_back(p);
+      if (a.nominated_node != kNoNode) {
+        ++preempted;
+        for (Rig* rig : {fast.get(), slow.get()}) {
+          rig->sched->nominate(p, a.nominated_node);
+          for (PodId v : a.victims)
+            rig->cluster->unbind(v);
+        }
+        for (PodId v : a.victims) {
+          running.erase(std::find(running.begin(), running.end(), v));
+          still.push_back(v);
+        }
+      }
+    }
+    waiting = std::move(still);
+    for (int k = 0; k < 10 && !running.empty(); ++k) {
+      fast->cluster->unbind(running.front());
+      slow->cluster->unbind(running.front());
+      running.pop_front();
+    }
+  }
+  CHECK(placed > 150);  // both outcomes and preemption were covered
+  CHECK(failed > 1000);
+  CHECK(preempted > 0);
+  // Most failures were answered from the memo; the reference path never uses it.
+  CHECK(fast->sched->remembered_failures() > static_cast<std::uint64_t>(failed) / 2);
+  CHECK(slow->sched->remembered_failures() == 0);
 }
