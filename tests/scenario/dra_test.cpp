@@ -526,8 +526,31 @@ spec:
       - {name: dev, exactly: {deviceClassName: example}}
 )";
     m += claim_pod("a", {"{name: d, resourceClaimTemplateName: one}"});
-    m += claim_pod("b", {"{name: d, resourceClaimTemplateName: one}"});
+    // b's claim asks for capacity too: warned about at the field, and it has no effect.
+    m += R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: with-capacity}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly:
+          deviceClassName: example
+          capacity: {requests: {bandwidth: 1G}}
+)";
+    m += claim_pod("b", {"{name: d, resourceClaimTemplateName: with-capacity}"});
     Run r = run_files(scenario, {{"m.yaml", m}});
+    bool warned = false;
+    for (const std::string& w : r.warnings) {
+      if (w.find("spec.spec.devices.requests[0].exactly.capacity: consumable capacity requests "
+                 "are not modelled") != std::string::npos) {
+        warned = true;
+      }
+    }
+    CAPTURE(r.warnings);
+    CHECK(warned);
     CHECK(r.event("a", "start").find("claims d: shared-0 (dev)") != std::string::npos);
     CHECK(r.event("b", "start").find("claims d: shared-0 (dev)") != std::string::npos);
     CHECK(r.pod("a").start == 0);
