@@ -1033,7 +1033,9 @@ spec:
 )"}});
   CHECK(e.find("m.yaml:13:24: spec.devices[0].capacity.bandwidth.requestPolicy: requestPolicy "
                "needs allowMultipleAllocations: true on the device") != std::string::npos);
-  e = load_error(scenario, {{"m.yaml", slice_head + R"(  pool: {name: n-0, generation: -1, resourceSliceCount: 1}
+  e = load_error(
+      scenario,
+      {{"m.yaml", slice_head + R"(  pool: {name: n-0, generation: -1, resourceSliceCount: 1}
 )"}});
   CHECK(e.find("m.yaml:7:33: spec.pool.generation") != std::string::npos);
 

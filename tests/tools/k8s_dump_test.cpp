@@ -303,8 +303,8 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
        "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
        "    name: p\n    name: q\n",
        "bad.yaml:8:5", "duplicate key 'name' (first given on line 7)"},
-      {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)",
-       "", "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
+      {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)", "",
+       "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
       {"pods without their nodes",
        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: "
        "\"2026-11-30T08:00:00Z\"\nspec:\n  containers: [{name: c}]\nstatus: {phase: Pending}\n",

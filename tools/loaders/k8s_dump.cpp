@@ -1217,13 +1217,13 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
 
   // A scenario without nodes is one `capsim run` refuses; so is the dump it would come from.
   if (nodes.empty()) {
-    throw InputError(InputErrorKind::kInvalid, InputLocation{paths.empty() ? "" : paths.front(),
-                                                             0, 0, ""},
-                     im.notes.empty()
-                         ? "the dump holds no Node, so the replay would have no cluster (dump "
+    throw InputError(
+        InputErrorKind::kInvalid, InputLocation{paths.empty() ? "" : paths.front(), 0, 0, ""},
+        im.notes.empty() ? "the dump holds no Node, so the replay would have no cluster (dump "
                            "the nodes too: kubectl get nodes,pods -A -o yaml)"
                          : "no Node of the dump is carried over, so the replay would have no "
-                           "cluster: " + im.notes.front());
+                           "cluster: " +
+                               im.notes.front());
   }
 
   // 4. The files.
@@ -1266,8 +1266,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   // The sample table within the loader's soft limit (docs/cli.md#limits) without --force: at
   // most kSoftMaxSampleRows / series samples, series = 1 + pools, so the interval is
   // ceil(horizon / (that x 60 s)) minutes when one minute, the default, is too fine.
-  const std::int64_t max_samples =
-      kSoftMaxSampleRows / static_cast<std::int64_t>(1 + pool_count);
+  const std::int64_t max_samples = kSoftMaxSampleRows / static_cast<std::int64_t>(1 + pool_count);
   const std::int64_t minutes = (horizon_s + 60 * max_samples - 1) / (60 * max_samples);
   if (minutes > 1) {
     sc += fmt::format(
