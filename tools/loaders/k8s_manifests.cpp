@@ -1105,7 +1105,16 @@ void load_namespace(MapReader& doc, ManifestContext& ctx) {
     sr.finish();
   }
   doc.ignore("status");
-  ctx.builder.add_namespace(meta.name, meta.labels, located(doc.node()));
+  // An error about the kubernetes.io/metadata.name label points at the label.
+  InputLocation where = located(doc.node());
+  const YAML::Node& raw = doc.node().raw();
+  if (raw["metadata"].IsMap() && raw["metadata"]["labels"].IsMap()) {
+    const YamlNode m = doc.node().child(raw["metadata"], "metadata");
+    const YamlNode labels = m.child(raw["metadata"]["labels"], "labels");
+    const YAML::Node& own = raw["metadata"]["labels"]["kubernetes.io/metadata.name"];
+    if (own.IsDefined()) where = labels.child(own, "kubernetes.io/metadata.name").where();
+  }
+  ctx.builder.add_namespace(meta.name, meta.labels, where);
 }
 
 // --- Workload controllers (apps/v1, batch/v1 CronJob) ------------------------------------------
