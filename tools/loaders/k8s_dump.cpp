@@ -658,7 +658,15 @@ struct Importer {
 
     f["cpu"] = quantity_text("cpu", cap["cpu"]);
     f["memory"] = quantity_text("memory", cap["memory"]);
-    if (cap["pods"] > 0) f["pods"] = cap["pods"];
+    if (cap["pods"] > 0) {
+      // The scenario loader's bound on a node's pod capacity (kubelet's maxPods is far below).
+      if (cap["pods"] > 100000) {
+        req(cap_node, "pods")
+            .fail(fmt::format("{} pods is out of range: a node holds between 1 and 100000",
+                              cap["pods"]));
+      }
+      f["pods"] = cap["pods"];
+    }
     if (cap["ephemeral-storage"] > 0) {
       f["ephemeral_storage"] = quantity_text("ephemeral-storage", cap["ephemeral-storage"]);
     }
