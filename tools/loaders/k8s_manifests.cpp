@@ -1106,13 +1106,20 @@ void load_namespace(MapReader& doc, ManifestContext& ctx) {
   }
   doc.ignore("status");
   // An error about the kubernetes.io/metadata.name label points at the label.
+  // (A missing key reads as an invalid node, which only IsDefined() may be asked about.)
   InputLocation where = located(doc.node());
   const YAML::Node& raw = doc.node().raw();
-  if (raw["metadata"].IsMap() && raw["metadata"]["labels"].IsMap()) {
-    const YamlNode m = doc.node().child(raw["metadata"], "metadata");
-    const YamlNode labels = m.child(raw["metadata"]["labels"], "labels");
-    const YAML::Node& own = raw["metadata"]["labels"]["kubernetes.io/metadata.name"];
-    if (own.IsDefined()) where = labels.child(own, "kubernetes.io/metadata.name").where();
+  const YAML::Node meta_raw = raw["metadata"];  // a mapping: parse_object_meta read it
+  const YAML::Node labels_raw = meta_raw["labels"];
+  if (labels_raw.IsDefined() && labels_raw.IsMap()) {
+    const YAML::Node own = labels_raw["kubernetes.io/metadata.name"];
+    if (own.IsDefined()) {
+      where = doc.node()
+                  .child(meta_raw, "metadata")
+                  .child(labels_raw, "labels")
+                  .child(own, "kubernetes.io/metadata.name")
+                  .where();
+    }
   }
   ctx.builder.add_namespace(meta.name, meta.labels, where);
 }
