@@ -9,11 +9,14 @@ namespace {
 
 __extension__ typedef __int128 i128;
 constexpr i128 kLimit = static_cast<i128>(INT64_MAX);
+// Products saturate here, far below i128's range and far above any value that fits int64 after
+// the division that may follow (30 significant digits are under 2^100).
+constexpr i128 kSaturated = static_cast<i128>(1) << 120;
 
-// Multiplies with saturation above kLimit (the caller reports overflow).
+// Multiplies with saturation at kSaturated (the caller reports overflow).
 i128 mul_sat(i128 a, i128 b) {
   if (a == 0 || b == 0) return 0;
-  if (a > kLimit * 4 / b) return kLimit * 4;
+  if (a >= kSaturated / b) return kSaturated;
   return a * b;
 }
 
@@ -134,11 +137,11 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
   }
   int e10 = dexp + scale_pow10;
   i128 num = m;
+  bool rest = false;  // a nonzero digit was divided away: the value is above num
   for (; e10 > 0; --e10)
     num = mul_sat(num, 10);
   // Divides by 10^-e10, rounding up: repeated exact division, remembering whether any remainder
   // was left (exact for any divisor, where a divisor built as a power would saturate).
-  bool rest = false;
   auto divide_up = [&e10, &rest](i128 n) {
     for (; e10 < 0 && n != 0; ++e10) {
       rest = rest || n % 10 != 0;
@@ -148,14 +151,25 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
     return n;
   };
   const i128 pow2_factor = static_cast<i128>(1) << pow2;
-  if (pow2 > 0 && e10 < 0 && num > kLimit * 4 / pow2_factor) {
-    // A binary suffix on more significant digits than the product holds (over 20 or so): divide
-    // first. The result may then round up one unit more than the exact value would.
-    num = divide_up(num);
+  if (pow2 > 0 && e10 < 0) {
+    // A binary suffix on a fraction: num x 2^pow2 / 10^-e10, exactly, with the product kept as
+    // a x 2^pow2 + b (0 <= b < 2^pow2), so it never overflows however many digits num has.
+    i128 a = num, b = 0;
+    for (; e10 < 0; ++e10) {
+      const i128 low = (a % 10) * pow2_factor + b;  // < 11 x 2^60
+      a /= 10;
+      rest = rest || low % 10 != 0;
+      const i128 t = low / 10;
+      a += t >> pow2;
+      b = t & (pow2_factor - 1);
+    }
+    num = mul_sat(a, pow2_factor);
+    if (num < kSaturated) num += b;
+  } else if (pow2 > 0) {
+    num = mul_sat(num, pow2_factor);
   }
-  if (pow2 > 0) num = mul_sat(num, pow2_factor);
+  if (num >= kSaturated) return make_error(fmt::format("'{}' is too large", text));
   if (e10 < 0) num = divide_up(num);
-  if (num >= kLimit * 4) return make_error(fmt::format("'{}' is too large", text));
   // Rounded up: a remainder of the division, or digits dropped from the mantissa.
   const i128 q = num + (rest || dropped ? 1 : 0);
   if (q > kLimit) return make_error(fmt::format("'{}' is too large", text));

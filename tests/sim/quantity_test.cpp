@@ -99,6 +99,11 @@ TEST_CASE("long decimals round up exactly, however many digits they carry") {
       {"0.100000000000000000000000000000", 1, 100},
       {"123456789.123456789123456789000000", 123456790, 123456789124},
       {"1.00000000000000000000000000000Ei", 1LL << 60, 0},
+      // A binary suffix on a fraction, divided exactly (found by the values fuzz target):
+      // 98.8888882222 x 2^40 = 108729482458150.03... bytes.
+      {"98.8888882222Ti", 108729482458151, 108729482458150037},
+      // 1.2345678901234567890123 x 2^60 = 1423359869420436337.6... bytes.
+      {"1.2345678901234567890123Ei", 1423359869420436338, 0},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);

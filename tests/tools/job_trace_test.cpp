@@ -177,6 +177,12 @@ TEST_CASE("mistakes in a job trace name the file, line and column") {
        "missing column 'job_id'"},
       {"a Helios time that is not a time", "helios",
        "job_id,gpu_num,submit_time,duration\nx,1,yesterday,10\n", 2, "'yesterday' is not a time"},
+      {"a Helios duration of 250 million years, whose microseconds overflow (found by the traces "
+       "fuzz target)",
+       "helios", "job_id,gpu_num,submit_time,duration\nx,1,2020-04-01 00:00:07,8011111111111100\n",
+       2, "'8011111111111100' is not a number of seconds (0 to 1e11)"},
+      {"a Helios submit time in seconds past 1e11", "helios",
+       "job_id,gpu_num,submit_time,duration\nx,1,1e300,10\n", 2, "'1e300' is not a time"},
   };
   for (const Case& c : cases) {
     CAPTURE(std::string(c.name));

@@ -117,6 +117,17 @@ TEST_CASE("bad sweep files are reported at the file, line and field") {
     CHECK(e.kind() == InputErrorKind::kMissing);
     CHECK(std::string(e.what()).find("m.yaml:1:11: scenario") != std::string::npos);
   }
+  // A scenario name the file system refuses (longer than NAME_MAX) is the same kind of error, not
+  // a crash (found by the study fuzz target).
+  write_file(dir.file("l.yaml"), "scenario: " + std::string(300, 'a') + ".yaml\nseeds: [1]\n");
+  try {
+    (void)load_sweep(dir.file("l.yaml"), std::nullopt);
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kMissing);
+    CHECK(std::string(e.what()).find("l.yaml:1:11: scenario") != std::string::npos);
+    CHECK(std::string(e.what()).find("cannot be read: File name too long") != std::string::npos);
+  }
 }
 
 // docs/cli.md#limits: the variants are counted from the axes before any is made, so a sweep too

@@ -29,8 +29,10 @@ std::string validate_one(const std::string& path, const LoadOptions& lo,
                          std::vector<std::string>& notes) {
   namespace fs = std::filesystem;
   RealFiles files;
-  if (!fs::exists(path)) {
-    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""}, "no such file");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
+                     ec ? "cannot be read: " + ec.message() : "no such file");
   }
   const std::string extension = fs::path(path).extension().string();
   if (extension == ".json" || extension == ".csv") {

@@ -67,13 +67,15 @@ std::optional<std::int64_t> parse_datetime(std::string_view s) {
   return days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 }
 
-// A time cell: a date-time, or a number of seconds.
+// A time cell: a date-time, or a number of seconds up to 1e11 (3,000 years, the span of the
+// dates a cell can hold), so that differences of cells in microseconds stay in range.
 std::optional<std::int64_t> parse_time_cell(std::string_view s) {
   if (auto t = parse_datetime(s)) return t;
   double v = 0;
   const char* end = s.data() + s.size();
   auto [p, ec] = std::from_chars(s.data(), end, v);
   if (ec != std::errc() || p != end || s.empty() || !std::isfinite(v)) return std::nullopt;
+  if (std::fabs(v) > 1e11) return std::nullopt;
   return static_cast<std::int64_t>(std::llround(v));
 }
 
@@ -256,13 +258,16 @@ JobTraceRead read_helios(const CsvFile& f) {
     }
     const auto submit = parse_time_cell(c.get("submit_time"));
     if (!submit) {
-      c.fail("submit_time", fmt::format("'{}' is not a time (YYYY-MM-DD HH:MM:SS or seconds)",
-                                        c.get("submit_time")));
+      c.fail("submit_time",
+             fmt::format("'{}' is not a time (YYYY-MM-DD HH:MM:SS or seconds, up to 1e11)",
+                         c.get("submit_time")));
     }
     std::optional<std::int64_t> run;
     if (const std::string d = c.get("duration"); !d.empty()) {
       run = parse_time_cell(d);
-      if (!run || *run < 0) c.fail("duration", fmt::format("'{}' is not a number of seconds", d));
+      if (!run || *run < 0) {
+        c.fail("duration", fmt::format("'{}' is not a number of seconds (0 to 1e11)", d));
+      }
     } else {
       const auto start = parse_time_cell(c.get("start_time"));
       const auto end = parse_time_cell(c.get("end_time"));

@@ -146,9 +146,13 @@ StudyBase read_study_base(MapReader& m, const std::string& file,
   fs::path p(sc.str());
   if (p.is_relative()) p = fs::path(file).parent_path() / p;
   b.scenario = p.lexically_normal().string();
-  if (!fs::exists(b.scenario)) {
-    throw InputError(InputErrorKind::kMissing, sc.where(),
-                     fmt::format("scenario file '{}' does not exist", b.scenario));
+  // The error_code form: a name the file system refuses (too long, say) is an input error too.
+  std::error_code ec;
+  if (!fs::exists(b.scenario, ec)) {
+    throw InputError(
+        InputErrorKind::kMissing, sc.where(),
+        ec ? fmt::format("scenario file '{}' cannot be read: {}", b.scenario, ec.message())
+           : fmt::format("scenario file '{}' does not exist", b.scenario));
   }
   if (auto s = m.opt("set")) b.sets = read_assignments(*s);
   b.profile = m.str_or("profile", "");
@@ -200,8 +204,7 @@ SweepSpec load_sweep(const std::string& path, const std::optional<std::string>& 
 }
 
 SweepSpec load_sweep_text(std::string text, const std::string& path,
-                          const std::optional<std::string>& data_dir,
-                          std::uint64_t max_variants) {
+                          const std::optional<std::string>& data_dir, std::uint64_t max_variants) {
   SweepSpec spec;
   spec.text = std::move(text);
   const YamlNode doc = YamlNode::load_string(spec.text, path);
