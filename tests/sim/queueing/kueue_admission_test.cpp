@@ -709,3 +709,119 @@ value: 1000
     CHECK(r.start_s("a") == c.want_a);
   }
 }
+
+namespace {
+
+// A ClusterQueue `q` whose only quota is `nominal` GPU credits (credits.capsim.io/gpu), and its
+// LocalQueue; MIG slices reach it only through resources.transformations.
+std::string credit_queue(int nominal) {
+  return fmt::format(R"(
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {{name: q}}
+spec:
+  namespaceSelector: {{}}
+  resourceGroups:
+  - coveredResources: [credits.capsim.io/gpu]
+    flavors:
+    - name: gpu
+      resources:
+      - {{name: credits.capsim.io/gpu, nominalQuota: {0}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {{name: q, namespace: default}}
+spec: {{clusterQueue: q}}
+)",
+                     nominal);
+}
+
+}  // namespace
+
+TEST_CASE("resource transformations turn a pod's requests into what it is charged") {
+  // Kueue's applyResourceTransformations (pkg/workload/workload.go), after the
+  // excludeResourcePrefixes drop. Transformations:
+  //   mig-1g.10gb -> 0.5 credit, Replace;  mig-3g.40gb -> 2 credits, Retain;
+  //   cpu -> 3 example.com/core-credits (excluded prefix, but outputs are not dropped);
+  //   nvidia.com/gpu -> 1 credit, multiplyBy capsim.io/hours.
+  World world;
+  auto id = [&](const char* n) { return *world.resources.intern(n); };
+  const ResourceId mig1 = id("nvidia.com/mig-1g.10gb"), mig3 = id("nvidia.com/mig-3g.40gb");
+  const ResourceId credit = id("credits.capsim.io/gpu"), core = id("example.com/core-credits");
+  const ResourceId foo = id("example.com/foo"), hours = id("capsim.io/hours");
+  queueing::KueueSettings s;
+  s.exclude_resource_prefixes = {"example.com/"};
+  // Factors as the loader keeps them: amount x 10^scale in the output's capsim units.
+  s.transformations.push_back({mig1, true, kNoResource, {{credit, 500, 3}}, {}});
+  s.transformations.push_back({mig3, false, kNoResource, {{credit, 2, 0}}, {}});
+  s.transformations.push_back({kCpu, false, kNoResource, {{core, 3, 0}}, {}});
+  s.transformations.push_back({kNvidiaGpu, true, hours, {{credit, 1, 0}}, {}});
+  auto list = [](std::vector<std::pair<ResourceId, std::int64_t>> items) {
+    ResourceList l;
+    for (auto [r, v] : items) l.set(r, v);
+    return l;
+  };
+  struct Case {
+    const char* name;
+    ResourceList pod;
+    ResourceList want;
+  };
+  const Case cases[] = {
+      // 2 x 0.5 = 1 credit; the slices are replaced.
+      {"Replace charges only the outputs", list({{mig1, 2}}), list({{credit, 1}})},
+      // 3 x 0.5 = 1.5, rounded up to 2 credits (Value()).
+      {"a fractional output rounds up", list({{mig1, 3}}), list({{credit, 2}})},
+      // 1 x 2 = 2 credits, and the slice stays (Retain).
+      {"Retain keeps the input", list({{mig3, 1}}), list({{mig3, 1}, {credit, 2}})},
+      // 1 x 0.5 + 1 x 2 = 2.5 -> 3 credits: outputs add up before rounding.
+      {"outputs of two inputs add up", list({{mig1, 1}, {mig3, 1}}),
+       list({{mig3, 1}, {credit, 3}})},
+      // cpu 1500m has Value() 2: 2 x 3 = 6 core credits, cpu kept; example.com/foo dropped.
+      {"cpu counts in whole cores; excluded requests are dropped first",
+       list({{kCpu, 1500}, {foo, 4}}), list({{kCpu, 1500}, {core, 6}})},
+      // 2 GPUs x 3 hours = 6 credits; the gpus are replaced, hours kept.
+      {"multiplyBy scales the input", list({{kNvidiaGpu, 2}, {hours, 3}}),
+       list({{hours, 3}, {credit, 6}})},
+      // Without the multiplyBy resource the input counts alone: 2 credits.
+      {"multiplyBy without that request", list({{kNvidiaGpu, 2}}), list({{credit, 2}})},
+      // No transformation matches: only the exclusion applies.
+      {"no matching input leaves the requests", list({{kMemory, 1024}, {foo, 1}}),
+       list({{kMemory, 1024}})},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CHECK(queueing::charged_pod_requests(s, world.resources, c.pod).items == c.want.items);
+  }
+}
+
+TEST_CASE("MIG slices charged as GPU credits admit as many pods as the credits allow") {
+  // Quota 2 credits. Each pod asks for 2 mig-1g.10gb slices (2 x 0.5 = 1 credit) and runs 1h;
+  // the node has 14 slices, so only quota limits: 2 pods at 0, 2 at 1h, 1 at 2h. The v1beta1
+  // and v1beta2 forms of the same Configuration give the same run.
+  const std::string dir = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/";
+  std::vector<double> starts[2];
+  int i = 0;
+  for (const char* file :
+       {"kueue-config-transformations.yaml", "kueue-config-transformations-v1beta2.yaml"}) {
+    CAPTURE(file);
+    KueueRig r;
+    r.kueue(std::string(kFlavor) + credit_queue(2), std::string("config: ") + dir + file);
+    CHECK(r.warnings.empty());
+    r.tw.node("n").cpu("64").memory("512Gi").resource("nvidia.com/mig-1g.10gb", 14).add();
+    for (int p = 0; p < 5; ++p) {
+      r.tw.pod(fmt::format("p{}", p))
+          .resource("nvidia.com/mig-1g.10gb", 2)
+          .queue("q")
+          .duration(kHour)
+          .add();
+    }
+    r.run();
+    CHECK(started_at(r, "p", 0) == 2);
+    CHECK(started_at(r, "p", 3600) == 2);
+    CHECK(started_at(r, "p", 7200) == 1);
+    for (int p = 0; p < 5; ++p) starts[i].push_back(r.start_s(fmt::format("p{}", p)));
+    ++i;
+  }
+  CHECK(starts[0] == starts[1]);
+}
