@@ -3,8 +3,8 @@
 #include <yaml.h>
 
 #include <cstring>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -144,7 +144,7 @@ class FastLoader {
     bool flow = false;
     bool expect_key = true;
     node* key = nullptr;
-    std::vector<std::string> keys;           // a small mapping's keys, searched in order
+    std::vector<std::string> keys;            // a small mapping's keys, searched in order
     std::unordered_set<std::string> key_set;  // a large one's
   };
   static constexpr std::size_t kLinearKeys = 16;
@@ -203,9 +203,7 @@ class FastLoader {
     return r;
   }
 
-  std::size_t byte_offset(const yaml_mark_t& m) {
-    return static_cast<std::size_t>(mark(m).pos);
-  }
+  std::size_t byte_offset(const yaml_mark_t& m) { return static_cast<std::size_t>(mark(m).pos); }
 
   // A new node for an event at `m` (nullptr when not building).
   node* create(const yaml_mark_t& m) {

@@ -200,8 +200,8 @@ void check_structure(const std::string& text, const std::string& name, bool sing
 // The documents of `text` after check_structure's checks, built on the fast path when it takes
 // the text (one pass), else by yaml-cpp after its check (which throws the located error). With
 // `single`, exactly one node: YAML::Load's (a null node for a text without a document).
-std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& name,
-                                      bool single, int line_offset = 0) {
+std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& name, bool single,
+                                      int line_offset = 0) {
   if (line_offset == 0) check_text_bytes(text, name);
   if (auto docs = fast_load_all(text, single)) {
     if (single && docs->empty()) docs->emplace_back();

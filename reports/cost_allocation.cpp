@@ -191,13 +191,13 @@ CostAllocation load_cost_allocation(const ReportData& data) {
     const std::string owner_kind = reader.schema_version() >= 6
                                        ? "coalesce(owner_kind, '')"
                                        : "CASE WHEN job IS NULL THEN '' ELSE 'Job' END";
-    Statement st = db.prepare(
-        "SELECT pod, coalesce(job, ''), coalesce(queue, ''), coalesce(devices, ''), " +
-        owner_kind + " FROM pod WHERE run_id = ?1");
+    Statement st =
+        db.prepare("SELECT pod, coalesce(job, ''), coalesce(queue, ''), coalesce(devices, ''), " +
+                   owner_kind + " FROM pod WHERE run_id = ?1");
     st.bind_int64(1, run);
     while (st.step())
-      pod_info[st.column_text(0)] = PodInfo{st.column_text(1), st.column_text(2),
-                                            st.column_text(3), st.column_text(4)};
+      pod_info[st.column_text(0)] =
+          PodInfo{st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4)};
   }
   std::map<std::string, std::pair<std::string, std::string>> workload_queue;  // (ns, LocalQueue)
   {

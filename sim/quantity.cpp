@@ -41,6 +41,7 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
   int digits = 0;
   bool seen_dot = false;
   int significant = 0;
+  bool dropped = false;
   for (; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '.') {
@@ -56,6 +57,8 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
       if (seen_dot) --dexp;
     } else if (!seen_dot) {
       ++dexp;  // beyond 30 significant digits: the value is out of range anyway
+    } else if (c != '0') {
+      dropped = true;  // a fraction digit beyond 30 significant ones: the value is a bit more
     }
   }
   if (digits == 0) return make_error(fmt::format("'{}' is not a quantity: it has no digits", text));
@@ -123,23 +126,38 @@ Result<std::int64_t> parse_quantity_scaled(std::string_view text, int scale_pow1
   }
 
   // value * 10^scale = m * 10^(dexp + scale) * 2^pow2, rounded up (away from zero for
-  // positive values, as Quantity.MilliValue() does).
+  // positive values, as Quantity.MilliValue() does). Trailing zeros of the mantissa go into the
+  // exponent first, so a long tiny decimal (0.000...0001000...0) is small, not "too large".
+  while (m != 0 && m % 10 == 0) {
+    m /= 10;
+    ++dexp;
+  }
   int e10 = dexp + scale_pow10;
   i128 num = m;
-  i128 den = 1;
   for (; e10 > 0; --e10)
     num = mul_sat(num, 10);
-  for (; e10 < 0; ++e10) {
-    den = mul_sat(den, 10);
-    if (den >= kLimit * 4) {  // divisor beyond range: the value rounds to 0 or 1
-      den = kLimit * 4;
-      break;
+  // Divides by 10^-e10, rounding up: repeated exact division, remembering whether any remainder
+  // was left (exact for any divisor, where a divisor built as a power would saturate).
+  bool rest = false;
+  auto divide_up = [&e10, &rest](i128 n) {
+    for (; e10 < 0 && n != 0; ++e10) {
+      rest = rest || n % 10 != 0;
+      n /= 10;
     }
+    e10 = 0;
+    return n;
+  };
+  const i128 pow2_factor = static_cast<i128>(1) << pow2;
+  if (pow2 > 0 && e10 < 0 && num > kLimit * 4 / pow2_factor) {
+    // A binary suffix on more significant digits than the product holds (over 20 or so): divide
+    // first. The result may then round up one unit more than the exact value would.
+    num = divide_up(num);
   }
-  num = mul_sat(num, static_cast<i128>(1) << pow2);
+  if (pow2 > 0) num = mul_sat(num, pow2_factor);
+  if (e10 < 0) num = divide_up(num);
   if (num >= kLimit * 4) return make_error(fmt::format("'{}' is too large", text));
-  i128 q = num / den;
-  if (num % den != 0) q += 1;
+  // Rounded up: a remainder of the division, or digits dropped from the mantissa.
+  const i128 q = num + (rest || dropped ? 1 : 0);
   if (q > kLimit) return make_error(fmt::format("'{}' is too large", text));
   auto v = static_cast<std::int64_t>(q);
   return negative ? -v : v;

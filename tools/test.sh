@@ -34,6 +34,6 @@ step() {
 step "tools/test-compilers.sh --whole clang-O2" CAPSIM_TEST_COMPILERS tools/test-compilers.sh --whole clang-O2
 step tools/test-slurm.sh CAPSIM_TEST_SLURM env CAPSIM=build/ci/capsim tools/test-slurm.sh
 
-tools/fuzz.sh "${CAPSIM_FUZZ_SECONDS:-10}"  # seconds per target: 7 targets
+CAPSIM_FUZZ_SEED=${CAPSIM_FUZZ_SEED:-1} tools/fuzz.sh "${CAPSIM_FUZZ_SECONDS:-10}"  # seconds per target: 7 targets
 
 for s in "${skipped[@]}"; do echo "test: SKIPPED $s" >&2; done

@@ -175,13 +175,7 @@ std::optional<Autoscaler::Option> Autoscaler::plan_scale_up(std::span<const PodI
     const PoolAutoscaling& spec = *groups_[g].spec;
     const std::int32_t room = std::min(spec.max - groups_[g].size, room_total);
     if (room <= 0) continue;
-    NodeId tmpl_id = kNoNode;
-    for (NodeId id : spec.nodes) {
-      if (node_state_[id] == State::kAbsent) {
-        tmpl_id = id;
-        break;
-      }
-    }
+    const NodeId tmpl_id = first_absent(spec);
     if (tmpl_id == kNoNode) continue;
     const NodeInfo tmpl = cluster_->template_node(tmpl_id);
     Option o;
@@ -285,6 +279,13 @@ bool Autoscaler::empty(const NodeInfo& node) const {
     if (cluster_->pod(p).phase != PodPhase::kRunning) return false;
   }
   return true;
+}
+
+NodeId Autoscaler::first_absent(const PoolAutoscaling& spec) const {
+  for (NodeId id : spec.nodes) {
+    if (node_state_[id] == State::kAbsent) return id;
+  }
+  return kNoNode;
 }
 
 double Autoscaler::utilization(const NodeInfo& n) {
@@ -628,13 +629,7 @@ void Autoscaler::plan_consolidation(SimTime now, DisruptionBudgets& budgets,
       for (std::size_t r = 0; r < groups_.size(); ++r) {
         const PoolAutoscaling& spec = *groups_[r].spec;
         if (spec.max - groups_[r].size <= 0 || room_total <= 0) continue;
-        NodeId tmpl_id = kNoNode;
-        for (NodeId id : spec.nodes) {
-          if (node_state_[id] == State::kAbsent) {
-            tmpl_id = id;
-            break;
-          }
-        }
+        const NodeId tmpl_id = first_absent(spec);
         if (tmpl_id == kNoNode) continue;
         const double price = cluster_->world().nodes[tmpl_id].price_per_hour;
         if (price >= best) continue;  // only cheaper

@@ -176,6 +176,8 @@ class Autoscaler {
                        std::vector<PodId>& placed, std::vector<NodeInfo>* bins);
   // Empty but for running DaemonSet pods (which stop with the node).
   bool empty(const NodeInfo& node) const;
+  // The group's first absent node (the next one a scale-up adds), or kNoNode when none is left.
+  NodeId first_absent(const PoolAutoscaling& spec) const;
   // Scratch copies of the nodes that took pods in a scale-down's simulation.
   struct Scratch {
     std::vector<std::int32_t> slot;  // per node: index in `copies`, or -1

@@ -64,24 +64,42 @@ TEST_CASE("the fast path builds yaml-cpp's own tree, marks included") {
       "  kind: Node\n  metadata:\n    name: n0\n  status:\n    capacity:\n      cpu: \"8\"\n",
       "{\n  \"items\": [\n    {\"kind\": \"Pod\", \"spec\": {\"containers\": []}}\n  ]\n}\n",
       // Empty values: yaml-cpp marks them where the next token begins.
-      "a:\nb: 1\n", "a: 1\nb:\n", "a:\n  b:\n  c:\nd: x\n", "a:\n  b:    # note\n\n  c: 1\n",
-      "- \n- a\n-\n", "x:\n- a\n-\ny: 1\n", "x:\n  - \n  -\n", "- a:\n  b: 1\n",
+      "a:\nb: 1\n",
+      "a: 1\nb:\n",
+      "a:\n  b:\n  c:\nd: x\n",
+      "a:\n  b:    # note\n\n  c: 1\n",
+      "- \n- a\n-\n",
+      "x:\n- a\n-\ny: 1\n",
+      "x:\n  - \n  -\n",
+      "- a:\n  b: 1\n",
       // Documents: none, empty ones, several.
-      "", "# only a comment\n", "---\n", "---\na: 1\n---\n---\nb: 2\n", "a: 1\n...\n",
+      "",
+      "# only a comment\n",
+      "---\n",
+      "---\na: 1\n---\n---\nb: 2\n",
+      "a: 1\n...\n",
       // Scalars in every style, and the spellings of null.
       "a: 'q'\nb: \"d\\tq\"\nc: |\n  lit\n  two\nd: >\n  fold\n  ed\ne: |-\n  x\n",
-      "a: |+\n  keep\n\nb: 1\n", "a: >-\n  folded\n   more\n  back\n",
-      "a: plain\n  continued\nb: 1\n", "a: \"multi\n  line quoted\"\n",
+      "a: |+\n  keep\n\nb: 1\n",
+      "a: >-\n  folded\n   more\n  back\n",
+      "a: plain\n  continued\nb: 1\n",
+      "a: \"multi\n  line quoted\"\n",
       "a: ~\nb: null\nc: Null\nd: NULL\ne: \"null\"\nf: ''\n",
       "- -1\n- 0x10\n- 1e3\n- .inf\n- yes\n- 2026-11-30T08:00:00Z\n",
       // Columns count bytes (yaml-cpp's), not characters (libyaml's).
-      "k: \xC3\xA9 x\nl: [\xC3\xA9, b]\nm: {\xC3\xA9: 1}\n", "- \xC3\xA9: 1\n  b: \n  c: 2\n",
+      "k: \xC3\xA9 x\nl: [\xC3\xA9, b]\nm: {\xC3\xA9: 1}\n",
+      "- \xC3\xA9: 1\n  b: \n  c: 2\n",
       // Flow collections, nested and empty.
-      "[a, b, {c: d}]\n", "a: [ ]\nb: { }\n", "a:\n  b: 1\n  c: {d: [1, 2], e: f}\n  g:\n",
-      "- - a\n  - b\n- - c\n", "[a, ]\n", "\"quoted key\": 1\n'single': 2\nkey with spaces: v\n",
+      "[a, b, {c: d}]\n",
+      "a: [ ]\nb: { }\n",
+      "a:\n  b: 1\n  c: {d: [1, 2], e: f}\n  g:\n",
+      "- - a\n  - b\n- - c\n",
+      "[a, ]\n",
+      "\"quoted key\": 1\n'single': 2\nkey with spaces: v\n",
       "? a\n: b\n",
       // The same key in different mappings is no repeat.
-      "- {k: 1}\n- {k: 2}\n", "a: {k: 1}\nb: {k: 1}\n",
+      "- {k: 1}\n- {k: 2}\n",
+      "a: {k: 1}\nb: {k: 1}\n",
   };
   for (const std::string& text : texts) {
     CAPTURE(text);
@@ -99,7 +117,9 @@ TEST_CASE("the fast path declines what it does not reproduce, for yaml-cpp to re
       {"a: !!str 1\n", "a tag"},
       {"%YAML 1.2\n---\na: 1\n", "a directive"},
       {"a: 1\r\nb: 2\r\n", "carriage returns"},
-      {"\xEF\xBB\xBF" "a: 1\n", "a byte order mark"},
+      {"\xEF\xBB\xBF"
+       "a: 1\n",
+       "a byte order mark"},
       {"? a\nb: 1\n", "an explicit key without a value"},
       {"? [a]\n: b\n", "a key that is a list"},
       {"~: a\n", "a null key"},

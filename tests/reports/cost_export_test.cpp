@@ -536,8 +536,7 @@ TEST_SUITE("cost exports") {
       CHECK(rows == std::vector<std::string>{"- - 1", "train Job 1", "web Deployment 2"});
     }
     const std::string oc = dir.file("oc.json");
-    REQUIRE(run_capsim("report '" + db + "' --opencost '" + oc + "' --aggregate controller -q",
-                       dir)
+    REQUIRE(run_capsim("report '" + db + "' --opencost '" + oc + "' --aggregate controller -q", dir)
                 .exit_code == 0);
     const std::string text = slurp(oc);
     CHECK(text.find(R"("controller":"web","controllerKind":"deployment")") != std::string::npos);

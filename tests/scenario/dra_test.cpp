@@ -391,6 +391,172 @@ spec:
     CHECK_FALSE(r.event("c", "allocate").empty());
   }
 
+  TEST_CASE("a slice without pool.generation is generation 0 and loses to a newer one") {
+    // ResourcePool.generation is an int64 the API server decodes as 0 when left out. Pool n1 has
+    // a generation-less slice (devices old-0, old-1) and a generation-2 slice (dev-0): only the
+    // generation-2 device is used, so of two one-device pods one runs (on dev-0) and the other
+    // waits for it. Pool n2 has only generation-less slices, two of a resourceSliceCount of 2:
+    // both are used, so its two devices serve two pods at once.
+    const std::string scenario = R"(name: generations
+cluster:
+  nodes:
+    - {name: n1, cpu: 64, memory: 512Gi, labels: {pool: n1}}
+    - {name: n2, cpu: 64, memory: 512Gi, labels: {pool: n2}}
+manifests: [m.yaml]
+)";
+    std::string m = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: example}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "driver.example.com"}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-old}
+spec:
+  driver: driver.example.com
+  nodeName: n1
+  pool: {name: n1, resourceSliceCount: 1}
+  devices: [{name: old-0}, {name: old-1}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-new}
+spec:
+  driver: driver.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 2, resourceSliceCount: 1}
+  devices: [{name: dev-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n2-a}
+spec:
+  driver: driver.example.com
+  nodeName: n2
+  pool: {name: n2, resourceSliceCount: 2}
+  devices: [{name: a-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n2-b}
+spec:
+  driver: driver.example.com
+  nodeName: n2
+  pool: {name: n2, resourceSliceCount: 2}
+  devices: [{name: b-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: dev, exactly: {deviceClassName: example}}
+)";
+    // p1, p2 pinned to n1, q1, q2 to n2 (by label); one device each, 1h.
+    auto pinned = [](const std::string& name, const std::string& selector) {
+      std::string pod = claim_pod(name, {"{name: d, resourceClaimTemplateName: one}"});
+      pod.replace(pod.find("spec:\n  containers:"), 5, "spec:\n  nodeSelector: " + selector);
+      return pod;
+    };
+    m += pinned("p1", "{pool: n1}");
+    m += pinned("p2", "{pool: n1}");
+    m += pinned("q1", "{pool: n2}");
+    m += pinned("q2", "{pool: n2}");
+    Run r = run_files(scenario, {{"m.yaml", m}});
+    CHECK(r.event("p1", "start").find("claims d: dev-0 (dev)") != std::string::npos);
+    CHECK(r.node_of("p2") == "n1");
+    CHECK(r.event("p2", "start").find("claims d: dev-0 (dev)") != std::string::npos);
+    // p2 waits the full hour p1 holds dev-0: old-0 and old-1 are of the ignored generation 0.
+    CHECK(r.pod("p2").start - r.pod("p1").start == from_seconds(3600));
+    CHECK(r.event("q1", "start").find("claims d: a-0 (dev)") != std::string::npos);
+    CHECK(r.event("q2", "start").find("claims d: b-0 (dev)") != std::string::npos);
+    CHECK(r.pod("q2").start == r.pod("q1").start);
+    bool warned = false;
+    for (const std::string& w : r.warnings) {
+      if (w.find("m.yaml:9:1: pool driver.example.com/n1 has a newer generation (2); this slice "
+                 "is ignored") != std::string::npos) {
+        warned = true;
+      }
+    }
+    CAPTURE(r.warnings);
+    CHECK(warned);
+  }
+
+  TEST_CASE("a device with allowMultipleAllocations and no capacity serves two claims at once") {
+    // A shareable device without capacities is what capsim models of consumable capacity: every
+    // claim may have it. Node n1 has one such device; two pods with claims of their own, both
+    // arriving at 0s for 1h, start together on it (an exclusive device would make one wait 1h).
+    const std::string scenario = R"(name: shareable
+cluster:
+  nodes:
+    - {name: n1, cpu: 64, memory: 512Gi}
+manifests: [m.yaml]
+)";
+    std::string m = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: example}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "driver.example.com" && device.allowMultipleAllocations}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1}
+spec:
+  driver: driver.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: shared-0, allowMultipleAllocations: true}
+  - {name: exclusive-0}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: dev, exactly: {deviceClassName: example}}
+)";
+    m += claim_pod("a", {"{name: d, resourceClaimTemplateName: one}"});
+    // b's claim asks for capacity too: warned about at the field, and it has no effect.
+    m += R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: with-capacity}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly:
+          deviceClassName: example
+          capacity: {requests: {bandwidth: 1G}}
+)";
+    m += claim_pod("b", {"{name: d, resourceClaimTemplateName: with-capacity}"});
+    Run r = run_files(scenario, {{"m.yaml", m}});
+    bool warned = false;
+    for (const std::string& w : r.warnings) {
+      if (w.find("spec.spec.devices.requests[0].exactly.capacity: consumable capacity requests "
+                 "are not modelled") != std::string::npos) {
+        warned = true;
+      }
+    }
+    CAPTURE(r.warnings);
+    CHECK(warned);
+    CHECK(r.event("a", "start").find("claims d: shared-0 (dev)") != std::string::npos);
+    CHECK(r.event("b", "start").find("claims d: shared-0 (dev)") != std::string::npos);
+    CHECK(r.pod("a").start == 0);
+    CHECK(r.pod("b").start == 0);
+  }
+
   TEST_CASE("two pods sharing a one-GPU claim time-share the GPU") {
     // NVIDIA's gpu-test2 pattern: one ResourceClaim, two pods. Alone, a pod with util 1 takes its
     // duration; together each gets half the GPU minus the 10 % context-switch overhead:
@@ -837,6 +1003,58 @@ spec:
 )"}});
   CHECK(e.find("m.yaml:6:13: spec.nodeName: the ResourceSlice is for node 'n-1', which is not in "
                "the scenario (did you mean 'n-0'?)") != std::string::npos);
+
+  // Consumable capacity (KEP-5075) is refused where capsim would over-commit a device: a
+  // shareable device with a capacity. requestPolicy is only valid on a shareable device, and a
+  // pool generation is never negative (the API server's rules).
+  const std::string slice_head = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: driver.example.com
+  nodeName: n-0
+)";
+  e = load_error(scenario, {{"m.yaml", slice_head + R"(  pool: {name: n-0, resourceSliceCount: 1}
+  devices:
+  - name: nic-0
+    allowMultipleAllocations: true
+    capacity: {bandwidth: {value: 10G}}
+)"}});
+  CHECK(e.find("m.yaml:10:31: spec.devices[0].allowMultipleAllocations: consumable capacity is "
+               "not modelled") != std::string::npos);
+  CHECK(e.find("remove allowMultipleAllocations") != std::string::npos);
+  e = load_error(scenario, {{"m.yaml", slice_head + R"(  pool: {name: n-0, resourceSliceCount: 1}
+  devices:
+  - name: nic-0
+    capacity:
+      bandwidth:
+        value: 10G
+        requestPolicy: {default: 1G}
+)"}});
+  CHECK(e.find("m.yaml:13:24: spec.devices[0].capacity.bandwidth.requestPolicy: requestPolicy "
+               "needs allowMultipleAllocations: true on the device") != std::string::npos);
+  e = load_error(
+      scenario,
+      {{"m.yaml", slice_head + R"(  pool: {name: n-0, generation: -1, resourceSliceCount: 1}
+)"}});
+  CHECK(e.find("m.yaml:7:33: spec.pool.generation") != std::string::npos);
+
+  // Network-attached slices are refused at the field, saying what capsim takes instead.
+  const std::string net_head = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: driver.example.com
+  pool: {name: net, generation: 1, resourceSliceCount: 1}
+)";
+  e = load_error(scenario, {{"m.yaml", net_head + "  allNodes: true\n"}});
+  CHECK(e.find("m.yaml:7:13: spec.allNodes: allNodes is not modelled: capsim places a "
+               "ResourceSlice on the one node named by nodeName") != std::string::npos);
+  e = load_error(scenario,
+                 {{"m.yaml", net_head + "  nodeSelector: {nodeSelectorTerms: [{matchExpressions: "
+                                        "[{key: rack, operator: In, values: [r1]}]}]}\n"}});
+  CHECK(e.find("m.yaml:7:17: spec.nodeSelector: nodeSelector is not modelled") !=
+        std::string::npos);
 
   // A container may only name the pod's own claims.
   std::string pod = claim_pod("p", {"{name: gpu, resourceClaimTemplateName: t}"});

@@ -80,3 +80,35 @@ TEST_CASE("durations accept seconds and unit sequences") {
   CHECK_FALSE(parse_duration("5 parsecs").ok());
   CHECK_FALSE(parse_duration("1h30").ok());
 }
+
+TEST_CASE("long decimals round up exactly, however many digits they carry") {
+  // Kubernetes reads a quantity exactly (inf.Dec) and Value()/MilliValue() round up; capsim keeps
+  // 30 significant digits and rounds up whatever it drops.
+  struct Case {
+    const char* text;
+    std::int64_t want_value;
+    std::int64_t want_milli;
+  };
+  const Case cases[] = {
+      // 1e-10: a tiny value, not "too large" because of the trailing zeros.
+      {"0.0000000001000000000000000000000000000000", 1, 1},
+      // A divisor of 10^39: 2.5e-10 rounds up to one unit and one milli.
+      {"0.000000000250000000000000000000000000001", 1, 1},
+      // A digit beyond the 30 significant ones still rounds up.
+      {"0.1000000000000000000000000000001", 1, 101},
+      {"0.100000000000000000000000000000", 1, 100},
+      {"123456789.123456789123456789000000", 123456790, 123456789124},
+      {"1.00000000000000000000000000000Ei", 1LL << 60, 0},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    auto v = parse_quantity(c.text);
+    REQUIRE(v.ok());
+    CHECK(*v == c.want_value);
+    if (c.want_milli != 0) {
+      auto m = parse_milli_quantity(c.text);
+      REQUIRE(m.ok());
+      CHECK(*m == c.want_milli);
+    }
+  }
+}

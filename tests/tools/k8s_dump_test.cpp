@@ -303,12 +303,36 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
        "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
        "    name: p\n    name: q\n",
        "bad.yaml:8:5", "duplicate key 'name' (first given on line 7)"},
-      {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)",
-       "", "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
+      {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)", "",
+       "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
       {"pods without their nodes",
        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: "
        "\"2026-11-30T08:00:00Z\"\nspec:\n  containers: [{name: c}]\nstatus: {phase: Pending}\n",
        "bad.yaml: ", "the dump holds no Node"},
+      {"a Namespace whose kubernetes.io/metadata.name label is not its name, which the loader of "
+       "the replay refuses (found by the k8s_dump fuzz target)",
+       "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels:\n"
+       "    kubernetes.io/metadata.name: team-b\n",
+       "bad.yaml:6:34: metadata.labels.kubernetes.io/metadata.name",
+       "label kubernetes.io/metadata.name is 'team-b'"},
+      {"a PriorityClass name the API server refuses, checked as the loader checks it",
+       "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: High_Prio\n"
+       "value: 10\n",
+       "bad.yaml:", "High_Prio"},
+      {"a taint key the scenario loader refuses (found by the k8s_dump fuzz target)",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec:\n  taints:\n"
+       "  - {key: nvidia*com/gpu, effect: NoSchedule}\nstatus:\n"
+       "  capacity: {cpu: '4', memory: 1Gi}\n",
+       "bad.yaml:6:11: spec.taints[0].key", "invalid taint key 'nvidia*com/gpu'"},
+      {"a node label value the API server refuses",
+       "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: {team: 'a b'}\nstatus:\n"
+       "  capacity: {cpu: '4', memory: 1Gi}\n",
+       "bad.yaml:5:", "invalid label value 'a b'"},
+      {"a node's pod capacity past the scenario loader's bound (found by the k8s_dump fuzz "
+       "target)",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n"
+       "  capacity: {cpu: '4', memory: 1Gi, pods: '130010'}\n",
+       "bad.yaml:5:43: status.capacity.pods", "130010 pods is out of range"},
       {"a node without cpu",
        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  capacity: {memory: 1Gi}\n",
        "bad.yaml:5:13: status.capacity", "a Node's status.capacity needs cpu and memory"},

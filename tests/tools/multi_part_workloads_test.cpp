@@ -175,7 +175,7 @@ TEST_CASE("JobSet fields capsim does not model are warned about by name; mistake
 TEST_CASE("JobSet policies that name missing replicated Jobs or bad values are refused") {
   struct Case {
     const char* name;
-    std::string policy;  // inserted after `suspend: true`
+    std::string policy;    // inserted after `suspend: true`
     std::string from, to;  // an edit of the replicated Jobs, if any
     const char* want_field;
     const char* want_part;
@@ -190,8 +190,7 @@ TEST_CASE("JobSet policies that name missing replicated Jobs or bad values are r
        "    - {name: r, action: RestartJobSet, targetReplicatedJobs: [drivers]}\n",
        "", "", "spec.failurePolicy.rules[0].targetReplicatedJobs[0]",
        "'drivers' is not one of the replicated Jobs"},
-      {"an unknown failure action",
-       "  failurePolicy: {rules: [{action: RestartJobs}]}\n", "", "",
+      {"an unknown failure action", "  failurePolicy: {rules: [{action: RestartJobs}]}\n", "", "",
        "spec.failurePolicy.rules[0].action", "unknown failure policy action 'RestartJobs'"},
       {"an unknown job failure reason",
        "  failurePolicy: {rules: [{action: FailJobSet, onJobFailureReasons: [BackoffLimit]}]}\n",
@@ -204,14 +203,14 @@ TEST_CASE("JobSet policies that name missing replicated Jobs or bad values are r
        "  failurePolicy: {rules: [{name: r, action: FailJobSet}, {name: r, action: "
        "FailJobSet}]}\n",
        "", "", "spec.failurePolicy.rules[1].name", "'r' is used twice"},
-      {"dependsOn on the first replicated Job",
-       "", "  - name: driver\n", "  - name: driver\n    dependsOn: [{name: workers, status: Ready}]\n",
+      {"dependsOn on the first replicated Job", "", "  - name: driver\n",
+       "  - name: driver\n    dependsOn: [{name: workers, status: Ready}]\n",
        "spec.replicatedJobs[0].dependsOn", "can't be set for the first replicated Job"},
-      {"dependsOn naming a later or unknown Job",
-       "", "  - name: workers\n", "  - name: workers\n    dependsOn: [{name: workers, status: Ready}]\n",
+      {"dependsOn naming a later or unknown Job", "", "  - name: workers\n",
+       "  - name: workers\n    dependsOn: [{name: workers, status: Ready}]\n",
        "spec.replicatedJobs[1].dependsOn[0].name", "names an earlier replicated Job"},
-      {"a dependsOn status that does not exist",
-       "", "  - name: workers\n", "  - name: workers\n    dependsOn: [{name: driver, status: Done}]\n",
+      {"a dependsOn status that does not exist", "", "  - name: workers\n",
+       "  - name: workers\n    dependsOn: [{name: driver, status: Done}]\n",
        "spec.replicatedJobs[1].dependsOn[0].status", "unknown dependsOn status 'Done'"},
   };
   for (const Case& c : cases) {
@@ -237,8 +236,9 @@ TEST_CASE("JobSet policies that name missing replicated Jobs or bad values are r
   const Loaded l = load(yaml, kDurations);
   // All over every replicated Job is what capsim does: no warning.
   CHECK(warnings_with(l, "successPolicy") == 0);
-  CHECK(warnings_with(l, "failurePolicy is not modelled (maxRestarts 3, restartStrategy "
-                         "Recreate, rules failurePolicyRule0, fail_fast)") == 1);
+  CHECK(warnings_with(l,
+                      "failurePolicy is not modelled (maxRestarts 3, restartStrategy "
+                      "Recreate, rules failurePolicyRule0, fail_fast)") == 1);
 }
 
 TEST_CASE("a PyTorchJob makes a master and a worker Job, admitted as one workload") {

@@ -100,8 +100,8 @@ std::int64_t request(const Scenario& s, const PodSpec& p, const std::string& res
 }  // namespace
 
 TEST_CASE("a TrainJob becomes the JobSet its runtime makes, with its nodes and resources") {
-  const Loaded l = load({{"runtimes.yaml", corpus("runtimes.yaml")},
-                         {"trainjobs.yaml", corpus("trainjobs.yaml")}});
+  const Loaded l = load(
+      {{"runtimes.yaml", corpus("runtimes.yaml")}, {"trainjobs.yaml", corpus("trainjobs.yaml")}});
   const Scenario& s = l.s;
   // llama-ft: the dataset initializer Job and the trainer step's Job; resnet: its trainer step.
   REQUIRE(s.world->jobs.size() == 3);
@@ -154,10 +154,10 @@ TEST_CASE("a TrainJob becomes the JobSet its runtime makes, with its nodes and r
 }
 
 TEST_CASE("a TrainJob loads the same whether its runtime's file comes before or after it") {
-  const Loaded a = load({{"runtimes.yaml", corpus("runtimes.yaml")},
-                         {"trainjobs.yaml", corpus("trainjobs.yaml")}});
-  const Loaded b = load({{"trainjobs.yaml", corpus("trainjobs.yaml")},
-                         {"runtimes.yaml", corpus("runtimes.yaml")}});
+  const Loaded a = load(
+      {{"runtimes.yaml", corpus("runtimes.yaml")}, {"trainjobs.yaml", corpus("trainjobs.yaml")}});
+  const Loaded b = load(
+      {{"trainjobs.yaml", corpus("trainjobs.yaml")}, {"runtimes.yaml", corpus("runtimes.yaml")}});
   REQUIRE(a.s.world->jobs.size() == b.s.world->jobs.size());
   for (const JobSpec& ja : a.s.world->jobs) {
     INFO(ja.name);
@@ -237,40 +237,16 @@ TEST_CASE("TrainJob and runtime mistakes are refused with file, line and field")
     const char* want_part;
   };
   const std::vector<Case> cases = {
-      {"an MPI runtime",
-       "    torch:\n      numProcPerNode: auto\n",
-       "    mpi: {numProcPerNode: 1, runLauncherAsNode: true}\n",
-       "",
-       "",
-       "spec.mlPolicy.mpi",
+      {"an MPI runtime", "    torch:\n      numProcPerNode: auto\n",
+       "    mpi: {numProcPerNode: 1, runLauncherAsNode: true}\n", "", "", "spec.mlPolicy.mpi",
        "mlPolicy.mpi is not modelled yet"},
-      {"a runtime kind that does not exist",
-       "",
-       "",
-       "    kind: TrainingRuntime\n",
-       "    kind: TrainRuntime\n",
-       "spec.runtimeRef.kind",
-       "did you mean 'TrainingRuntime'?"},
-      {"a misspelt trainer field",
-       "",
-       "",
-       "    numNodes: 4\n",
-       "    numNode: 4\n",
-       "spec.trainer.numNode",
-       "did you mean 'numNodes'?"},
-      {"zero nodes",
-       "",
-       "",
-       "    numNodes: 4\n",
-       "    numNodes: 0\n",
-       "spec.trainer.numNodes",
-       ""},
-      {"a runtime described twice",
-       "kind: TrainingRuntime\nmetadata:\n  name: torch-2node\n",
-       "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-distributed\n",
-       "",
-       "",
-       "metadata",
+      {"a runtime kind that does not exist", "", "", "    kind: TrainingRuntime\n",
+       "    kind: TrainRuntime\n", "spec.runtimeRef.kind", "did you mean 'TrainingRuntime'?"},
+      {"a misspelt trainer field", "", "", "    numNodes: 4\n", "    numNode: 4\n",
+       "spec.trainer.numNode", "did you mean 'numNodes'?"},
+      {"zero nodes", "", "", "    numNodes: 4\n", "    numNodes: 0\n", "spec.trainer.numNodes", ""},
+      {"a runtime described twice", "kind: TrainingRuntime\nmetadata:\n  name: torch-2node\n",
+       "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-distributed\n", "", "", "metadata",
        "ClusterTrainingRuntime 'torch-distributed' is described twice"},
   };
   for (const Case& c : cases) {
@@ -350,7 +326,8 @@ TEST_CASE("every spec field of TrainJob and its runtimes is read or warned about
         "spec.runtimePatches: runtimePatches are not modelled",
         "spec.podSpecOverrides: podSpecOverrides are not modelled",
         "spec.labels: spec.labels (for the JobSet the TrainJob makes) are not modelled",
-        "spec.annotations: spec.annotations (for the JobSet the TrainJob makes) are not modelled"}) {
+        "spec.annotations: spec.annotations (for the JobSet the TrainJob makes) are not "
+        "modelled"}) {
     INFO(warned);
     CHECK(warnings_with(l, warned) == 1);
   }

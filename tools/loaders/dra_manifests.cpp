@@ -91,7 +91,10 @@ void read_device_request_fields(MapReader& m, dra::SubRequest& out, const Manife
   }
   not_modelled(m, "tolerations", "device taints and tolerations are not modelled", ctx);
   not_modelled(m, "capacity",
-               "consumable capacity requests are not modelled: each device goes to one claim", ctx);
+               "consumable capacity requests are not modelled: the request is not charged "
+               "against a device's capacity (devices without allowMultipleAllocations go to one "
+               "claim each)",
+               ctx);
 }
 
 dra::Request read_request(const YamlNode& node, const ManifestContext& ctx) {
@@ -376,6 +379,7 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
     m = &*basic_reader;
   }
   std::size_t fields = 0;
+  std::optional<YamlNode> request_policy;  // the first capacity's requestPolicy, if any
   if (auto attrs = m->opt("attributes")) {
     for (auto& [key, v] : attrs->entries()) {
       auto [domain, nm] = qualified(key, driver, v);
@@ -390,7 +394,9 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
         v.fail("a capacity is {value: <quantity>} (the bare quantity was v1alpha3)");
       MapReader cm = v.map();
       sd.device.capacity.push_back({domain, nm, cm.req("value").quantity(3)});
-      cm.ignore("requestPolicy");
+      // requestPolicy is only valid on a device with allowMultipleAllocations (checked below),
+      // which capsim refuses when the device has a capacity, so it is never silently dropped.
+      if (auto rp = cm.opt("requestPolicy"); rp && !request_policy) request_policy = rp;
       cm.finish();
       ++fields;
     }
@@ -407,7 +413,23 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
       em.finish();
     }
   }
-  sd.device.allow_multiple_allocations = m->bool_or("allowMultipleAllocations", false);
+  const std::optional<YamlNode> multiple = m->opt("allowMultipleAllocations");
+  sd.device.allow_multiple_allocations = multiple && multiple->boolean();
+  if (request_policy && !sd.device.allow_multiple_allocations) {
+    request_policy->fail("requestPolicy needs allowMultipleAllocations: true on the device");
+  }
+  // Consumable capacity (KEP-5075): every allocation of a shareable device consumes some of each
+  // of its capacities (what the claim requests, else requestPolicy.default, else all of it), and
+  // the allocations never exceed it. capsim does not charge capacities and shares a device with
+  // allowMultipleAllocations without limit, which is upstream's answer only for a device without
+  // capacities; with capacities it would silently over-commit the device, so it is refused.
+  if (sd.device.allow_multiple_allocations && !sd.device.capacity.empty()) {
+    multiple->fail(
+        "consumable capacity is not modelled: capsim shares a device with "
+        "allowMultipleAllocations without charging its capacity, so it accepts it only on a "
+        "device without capacity (remove allowMultipleAllocations to give the device to one "
+        "claim at a time)");
+  }
   not_modelled(*m, "taints", "device taints are not modelled", ctx);
   not_modelled(*m, "bindsToNode", "bindsToNode is not modelled", ctx);
   not_modelled(*m, "bindingConditions", "binding conditions are not modelled", ctx);
@@ -431,7 +453,10 @@ void load_resource_slice(MapReader& doc, ManifestContext& ctx) {
   if (s.driver.empty() || s.driver.size() > 63) driver.fail("driver must be 1 to 63 characters");
   MapReader pool = spec.req("pool").map();
   s.pool = pool.req("name").str();
-  s.generation = pool.req("generation").integer(0);
+  // generation is an int64 without omitempty: a slice that leaves it out is generation 0, as the
+  // API server decodes it (it only rejects a negative one), and competes with the pool's other
+  // slices like any other generation.
+  s.generation = pool.int_or("generation", 0, 0);
   s.slice_count = pool.req("resourceSliceCount").integer(1);
   pool.finish();
   if (auto nn = spec.opt("nodeName")) {

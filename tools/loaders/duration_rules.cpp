@@ -17,9 +17,8 @@ namespace {
 // The kinds a rule may name: those whose objects get a duration.
 const std::vector<std::string>& rule_kinds() {
   static const std::vector<std::string> k = {
-      "Pod",         "Job",       "CronJob", "Deployment", "ReplicaSet",
-      "StatefulSet", "DaemonSet", "JobSet",  "PyTorchJob", "LeaderWorkerSet",
-      "TrainJob"};
+      "Pod",       "Job",    "CronJob",    "Deployment",      "ReplicaSet", "StatefulSet",
+      "DaemonSet", "JobSet", "PyTorchJob", "LeaderWorkerSet", "TrainJob"};
   return k;
 }
 

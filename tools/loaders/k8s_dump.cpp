@@ -518,6 +518,9 @@ struct Importer {
           v.fail(fmt::format("invalid label key '{}': {}", k, p));
         }
         labels[k] = v.is_null() ? "" : v.str();
+        if (const std::string p = label_value_problem(labels[k]); !p.empty()) {
+          v.fail(fmt::format("invalid label value '{}': {}", labels[k], p));
+        }
       }
     }
     const YamlNode status = req(o.node, "status");
@@ -655,7 +658,15 @@ struct Importer {
 
     f["cpu"] = quantity_text("cpu", cap["cpu"]);
     f["memory"] = quantity_text("memory", cap["memory"]);
-    if (cap["pods"] > 0) f["pods"] = cap["pods"];
+    if (cap["pods"] > 0) {
+      // The scenario loader's bound on a node's pod capacity (kubelet's maxPods is far below).
+      if (cap["pods"] > 100000) {
+        req(cap_node, "pods")
+            .fail(fmt::format("{} pods is out of range: a node holds between 1 and 100000",
+                              cap["pods"]));
+      }
+      f["pods"] = cap["pods"];
+    }
     if (cap["ephemeral-storage"] > 0) {
       f["ephemeral_storage"] = quantity_text("ephemeral-storage", cap["ephemeral-storage"]);
     }
@@ -951,16 +962,36 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   for (const std::string& path : paths)
     texts.emplace_back(path, files.read(path));
   Importer im(options);
+  // What the dump carries over is first checked as capsim's own loaders read it (errors point
+  // into the dump): the import refuses what `capsim run` would refuse of its output.
+  World scratch;
+  WorldBuilder scratch_builder(scratch, GpuCatalog::builtin());
+  const DurationRules any_duration =
+      DurationRules::parse(YamlNode::load_string("- long_running: true", "<import>"), 1);
+  ManifestOptions check;
+  check.durations = &any_duration;
+  auto check_as_loader = [&](const DumpObject& o, const char* api_version, const char* kind) {
+    if (!o.api_version.empty()) {
+      load_manifest_docs({o.node}, scratch_builder, check);
+      return;
+    }
+    // The loaders want apiVersion and kind, which an export's items lack.
+    YAML::Node copy = YAML::Clone(o.node.raw());
+    copy["apiVersion"] = api_version;
+    copy["kind"] = kind;
+    load_manifest_docs({YamlNode(copy, o.node.file_ptr(), o.node.path())}, scratch_builder, check);
+  };
   auto pass = [&texts](int which, const std::function<void(const DumpObject&)>& fn) {
     for (const auto& [path, text] : texts)
       for_each_object(path, text, which, fn);
   };
-  pass(0, [&im](const DumpObject& o) {
+  pass(0, [&](const DumpObject& o) {
     if (o.kind == "mig-parted" || im.is_mig_parted_configmap(o)) {
       im.mig_parted(o);
     } else if (o.kind == "PriorityClass") {
       const std::string name = req(req(o.node, "metadata"), "name").str();
       if (!im.priority_classes.insert(name).second) return;
+      check_as_loader(o, "scheduling.k8s.io/v1", "PriorityClass");
       YAML::Node pc;
       pc["apiVersion"] = "scheduling.k8s.io/v1";
       pc["kind"] = "PriorityClass";
@@ -976,6 +1007,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       const YamlNode meta = req(o.node, "metadata");
       const std::string name = req(meta, "name").str();
       if (!im.namespaces.insert(name).second) return;
+      check_as_loader(o, "v1", "Namespace");
       YAML::Node ns;
       ns["apiVersion"] = "v1";
       ns["kind"] = "Namespace";
@@ -1005,6 +1037,10 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     const DumpObject* o = &obj;
     auto n = im.node(*o);
     if (!n) return;
+    // Taints as the scenario loader reads them (their syntax, unique by key and effect).
+    if (auto spec = opt(o->node, "spec")) {
+      if (auto t = opt(*spec, "taints")) (void)parse_taints(*t, scratch_builder);
+    }
     if (!node_names.insert(n->name).second) {
       req(req(o->node, "metadata"), "name").fail(fmt::format("node '{}' appears twice", n->name));
     }
@@ -1014,12 +1050,6 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   });
   // 3. Pods: each checked as capsim's Pod loader reads it (errors point into the dump), then
   // rewritten for the replay.
-  World scratch;
-  WorldBuilder scratch_builder(scratch, GpuCatalog::builtin());
-  const DurationRules any_duration =
-      DurationRules::parse(YamlNode::load_string("- long_running: true", "<import>"), 1);
-  ManifestOptions check;
-  check.durations = &any_duration;
   std::vector<PodOut> pods;
   std::set<std::pair<std::string, std::string>> pod_keys;
   std::optional<std::int64_t> t0, latest;
@@ -1034,16 +1064,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     if (!pod_keys.insert({ns, name}).second) {
       req(meta, "name").fail(fmt::format("pod {}/{} appears twice", ns, name));
     }
-    if (!o->api_version.empty()) {
-      load_manifest_docs({o->node}, scratch_builder, check);
-    } else {
-      // The Pod loader wants apiVersion and kind, which an export's items lack.
-      YAML::Node copy = YAML::Clone(o->node.raw());
-      copy["apiVersion"] = "v1";
-      copy["kind"] = "Pod";
-      load_manifest_docs({YamlNode(copy, o->node.file_ptr(), o->node.path())}, scratch_builder,
-                         check);
-    }
+    check_as_loader(*o, "v1", "Pod");
     const YamlNode spec = req(o->node, "spec");
     const std::int64_t created = timestamp(req(meta, "creationTimestamp"));
     see(created);
@@ -1217,13 +1238,13 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
 
   // A scenario without nodes is one `capsim run` refuses; so is the dump it would come from.
   if (nodes.empty()) {
-    throw InputError(InputErrorKind::kInvalid, InputLocation{paths.empty() ? "" : paths.front(),
-                                                             0, 0, ""},
-                     im.notes.empty()
-                         ? "the dump holds no Node, so the replay would have no cluster (dump "
+    throw InputError(
+        InputErrorKind::kInvalid, InputLocation{paths.empty() ? "" : paths.front(), 0, 0, ""},
+        im.notes.empty() ? "the dump holds no Node, so the replay would have no cluster (dump "
                            "the nodes too: kubectl get nodes,pods -A -o yaml)"
                          : "no Node of the dump is carried over, so the replay would have no "
-                           "cluster: " + im.notes.front());
+                           "cluster: " +
+                               im.notes.front());
   }
 
   // 4. The files.
@@ -1266,8 +1287,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   // The sample table within the loader's soft limit (docs/cli.md#limits) without --force: at
   // most kSoftMaxSampleRows / series samples, series = 1 + pools, so the interval is
   // ceil(horizon / (that x 60 s)) minutes when one minute, the default, is too fine.
-  const std::int64_t max_samples =
-      kSoftMaxSampleRows / static_cast<std::int64_t>(1 + pool_count);
+  const std::int64_t max_samples = kSoftMaxSampleRows / static_cast<std::int64_t>(1 + pool_count);
   const std::int64_t minutes = (horizon_s + 60 * max_samples - 1) / (60 * max_samples);
   if (minutes > 1) {
     sc += fmt::format(

@@ -457,7 +457,7 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
     }
   }
   std::optional<YamlNode> restart = spec.opt("restartPolicy");
-  const std::string rp = restart                           ? restart->str()
+  const std::string rp = restart                         ? restart->str()
                          : owner == PodOwner::kJobSetJob ? std::string("OnFailure")
                                                          : std::string("Always");
   if (rp == "Always") {
@@ -903,8 +903,7 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
                  ManifestContext& ctx, SimAnnotations a, std::string_view subject_kind,
                  std::string_view subject_name = {},
                  std::function<void()>* deferred_failure = nullptr,
-                 std::optional<std::int32_t> size = std::nullopt,
-                 PodOwner owner = PodOwner::kJob) {
+                 std::optional<std::int32_t> size = std::nullopt, PodOwner owner = PodOwner::kJob) {
   WorldBuilder& b = ctx.builder;
   MapReader spec = spec_node.map();
   constexpr std::int64_t kMaxI32 = std::numeric_limits<std::int32_t>::max();
@@ -1106,7 +1105,16 @@ void load_namespace(MapReader& doc, ManifestContext& ctx) {
     sr.finish();
   }
   doc.ignore("status");
-  ctx.builder.add_namespace(meta.name, meta.labels, located(doc.node()));
+  // An error about the kubernetes.io/metadata.name label points at the label.
+  InputLocation where = located(doc.node());
+  const YAML::Node& raw = doc.node().raw();
+  if (raw["metadata"].IsMap() && raw["metadata"]["labels"].IsMap()) {
+    const YamlNode m = doc.node().child(raw["metadata"], "metadata");
+    const YamlNode labels = m.child(raw["metadata"]["labels"], "labels");
+    const YAML::Node& own = raw["metadata"]["labels"]["kubernetes.io/metadata.name"];
+    if (own.IsDefined()) where = labels.child(own, "kubernetes.io/metadata.name").where();
+  }
+  ctx.builder.add_namespace(meta.name, meta.labels, where);
 }
 
 // --- Workload controllers (apps/v1, batch/v1 CronJob) ------------------------------------------
@@ -1640,8 +1648,8 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
         r.int_or("maxRestarts", 0, 0, std::numeric_limits<std::int32_t>::max());
     std::string strategy = "Recreate";
     if (auto rs = r.opt("restartStrategy")) {
-      strategy = enum_value_of(*rs, "restartStrategy",
-                               {"Recreate", "BlockingRecreate", "InPlaceRestart"});
+      strategy =
+          enum_value_of(*rs, "restartStrategy", {"Recreate", "BlockingRecreate", "InPlaceRestart"});
     }
     std::vector<std::string> rule_names;
     if (auto rules = r.opt("rules")) {
@@ -1654,7 +1662,8 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
         if (auto n = rr.opt("name")) {
           name = n->str();
           const bool ok =
-              !name.empty() && name.size() <= 128 && std::isalpha(static_cast<unsigned char>(name[0])) &&
+              !name.empty() && name.size() <= 128 &&
+              std::isalpha(static_cast<unsigned char>(name[0])) &&
               std::all_of(name.begin(), name.end(),
                           [](unsigned char c) {
                             return std::isalnum(c) || c == '_' || c == ',' || c == ':';
@@ -1755,9 +1764,10 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
         const YamlNode dn = dm.req("name");
         const std::string target = dn.str();
         if (std::find(names.begin(), names.end() - 1, target) == names.end() - 1) {
-          dn.fail(fmt::format("replicated Job '{}' cannot depend on '{}': dependsOn names an "
-                              "earlier replicated Job",
-                              rj_name, target));
+          dn.fail(
+              fmt::format("replicated Job '{}' cannot depend on '{}': dependsOn names an "
+                          "earlier replicated Job",
+                          rj_name, target));
         }
         (void)enum_value_of(dm.req("status"), "dependsOn status", {"Ready", "Complete"});
         dm.finish();
@@ -1776,8 +1786,8 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
     jt.finish();
     std::optional<std::int32_t> size;
     if (trainer != nullptr) {
-      const std::optional<std::string> step = label_value(child.labels, kAncestorStep,
-                                                          b.world().strings);
+      const std::optional<std::string> step =
+          label_value(child.labels, kAncestorStep, b.world().strings);
       if (step == "trainer" || step == "dataset-initializer" || step == "model-initializer") {
         replicas = 1;
       }
@@ -1798,8 +1808,8 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
     // One read per replicated Job (so its warnings come once); its replicas are copies.
     ctx.container_resources =
         trainer != nullptr && trainer->resources ? &*trainer->resources : nullptr;
-    const JobSpec proto = read_job(child, meta_node, job_spec, ctx, a, kind, meta.name,
-                                   nullptr, size, PodOwner::kJobSetJob);
+    const JobSpec proto = read_job(child, meta_node, job_spec, ctx, a, kind, meta.name, nullptr,
+                                   size, PodOwner::kJobSetJob);
     ctx.container_resources = nullptr;
     total_pods += replicas * std::min(proto.parallelism, proto.completions);
     if (total_pods > std::numeric_limits<std::int32_t>::max()) {
@@ -1847,13 +1857,14 @@ void expand_job_set(const ObjectMeta& meta, const YamlNode& meta_node, const Yam
                      return std::find(success_targets.begin(), success_targets.end(), n) ==
                             success_targets.end();
                    })))) {
-    ctx.warn(*success, fmt::format("successPolicy is not modelled (operator {} over {}): capsim runs "
-                                   "every child Job to completion, as operator All over all "
-                                   "replicated Jobs",
-                                   success_operator,
-                                   success_targets.empty() ? std::string("all replicated Jobs")
-                                                           : fmt::format("{}", fmt::join(
-                                                                 success_targets, ", "))));
+    ctx.warn(
+        *success,
+        fmt::format("successPolicy is not modelled (operator {} over {}): capsim runs "
+                    "every child Job to completion, as operator All over all "
+                    "replicated Jobs",
+                    success_operator,
+                    success_targets.empty() ? std::string("all replicated Jobs")
+                                            : fmt::format("{}", fmt::join(success_targets, ", "))));
   }
   const auto pods = static_cast<std::int32_t>(total_pods);
   const GangId whole = add_object_gang(gang, pods, meta.name, b);
@@ -1891,8 +1902,8 @@ void load_job_set(MapReader& doc, ManifestContext& ctx) {
 struct TrainingRuntimeDef {
   std::string kind;  // ClusterTrainingRuntime or TrainingRuntime
   std::string name;
-  std::optional<std::int32_t> nodes;  // mlPolicy.numNodes
-  ObjectMeta template_meta;           // template.metadata: the JobSet's labels and annotations
+  std::optional<std::int32_t> nodes;      // mlPolicy.numNodes
+  ObjectMeta template_meta;               // template.metadata: the JobSet's labels and annotations
   std::optional<YamlNode> template_spec;  // template.spec: a JobSet spec, read per TrainJob
   InputLocation where;
 };
@@ -1996,9 +2007,10 @@ void load_train_job(MapReader& doc, ManifestContext& ctx) {
   if (runtime_name.empty()) ref_name.fail("runtimeRef.name names the runtime; it is empty");
   if (auto g = ref.opt("apiGroup")) {
     if (g->str() != "trainer.kubeflow.org") {
-      g->fail(fmt::format("runtimeRef.apiGroup '{}' is not a group capsim reads runtimes of; use "
-                          "trainer.kubeflow.org (the default)",
-                          g->str()));
+      g->fail(
+          fmt::format("runtimeRef.apiGroup '{}' is not a group capsim reads runtimes of; use "
+                      "trainer.kubeflow.org (the default)",
+                      g->str()));
     }
   }
   std::string runtime_kind = "ClusterTrainingRuntime";

@@ -89,9 +89,7 @@ class WorldBuilder {
     auto it = kept_.find(key);
     return it == kept_.end() ? nullptr : &it->second;
   }
-  std::any& keep(const std::string& key, std::any value) {
-    return kept_[key] = std::move(value);
-  }
+  std::any& keep(const std::string& key, std::any value) { return kept_[key] = std::move(value); }
 
   std::size_t node_count() const { return world_->nodes.size(); }
 
