@@ -181,7 +181,8 @@ ResourceList charged_pod_requests(const KueueSettings& s, const ResourceNames& n
   };
   i128 pow10[kExact + 1];
   pow10[0] = 1;
-  for (int i = 1; i <= kExact; ++i) pow10[i] = pow10[i - 1] * 10;
+  for (int i = 1; i <= kExact; ++i)
+    pow10[i] = pow10[i - 1] * 10;
   for (const auto& [r, amount] : in.items) {
     const ResourceTransformationSpec* t = rule_for(r);
     if (t == nullptr) {

@@ -144,8 +144,8 @@ struct ResourceTransformationSpec {
     int scale = 0;
   };
   ResourceId input = kNoResource;
-  bool replace = false;                   // strategy Replace (default Retain)
-  ResourceId multiply_by = kNoResource;   // multiplyBy: input x Value() of this resource
+  bool replace = false;                  // strategy Replace (default Retain)
+  ResourceId multiply_by = kNoResource;  // multiplyBy: input x Value() of this resource
   std::vector<Output> outputs;
   InputLocation where;
 };

@@ -403,11 +403,12 @@ TEST_CASE("resources.transformations load the same from v1beta1 and v1beta2 Conf
   WorldBuilder b1{world1, GpuCatalog::builtin()}, b2{world2, GpuCatalog::builtin()};
   auto resolve = [](const YamlNode& n) { return n.str(); };
   load_kueue_section(
-      YamlNode::load_string("config: " + dir + "kueue-config-transformations.yaml\n", "s.yaml"),
-      b1, resolve, &w1);
-  load_kueue_section(YamlNode::load_string(
-                         "config: " + dir + "kueue-config-transformations-v1beta2.yaml\n", "s.yaml"),
-                     b2, resolve, &w2);
+      YamlNode::load_string("config: " + dir + "kueue-config-transformations.yaml\n", "s.yaml"), b1,
+      resolve, &w1);
+  load_kueue_section(
+      YamlNode::load_string("config: " + dir + "kueue-config-transformations-v1beta2.yaml\n",
+                            "s.yaml"),
+      b2, resolve, &w2);
   CHECK(w1.empty());
   CHECK(w2.empty());
   // Sorted by input name, the two files say the same: 1g.10gb -> 0.5 credit (500 x 10^-3,

@@ -713,9 +713,10 @@ void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& 
     const YamlNode input = tm.req("input");
     const std::string in_name = resource_name(input);
     if (auto it = seen.find(in_name); it != seen.end()) {
-      input.fail(fmt::format("resource {} is transformed twice (first at {}); each input may "
-                             "have one transformation",
-                             in_name, short_location(it->second)));
+      input.fail(
+          fmt::format("resource {} is transformed twice (first at {}); each input may "
+                      "have one transformation",
+                      in_name, short_location(it->second)));
     }
     seen.emplace(in_name, input.where());
     t.input = b.resource(in_name, input.where());

@@ -710,35 +710,6 @@ value: 1000
   }
 }
 
-namespace {
-
-// A ClusterQueue `q` whose only quota is `nominal` GPU credits (credits.capsim.io/gpu), and its
-// LocalQueue; MIG slices reach it only through resources.transformations.
-std::string credit_queue(int nominal) {
-  return fmt::format(R"(
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {{name: q}}
-spec:
-  namespaceSelector: {{}}
-  resourceGroups:
-  - coveredResources: [credits.capsim.io/gpu]
-    flavors:
-    - name: gpu
-      resources:
-      - {{name: credits.capsim.io/gpu, nominalQuota: {0}}}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {{name: q, namespace: default}}
-spec: {{clusterQueue: q}}
-)",
-                     nominal);
-}
-
-}  // namespace
-
 TEST_CASE("resource transformations turn a pod's requests into what it is charged") {
   // Kueue's applyResourceTransformations (pkg/workload/workload.go), after the
   // excludeResourcePrefixes drop. Transformations:
@@ -759,7 +730,8 @@ TEST_CASE("resource transformations turn a pod's requests into what it is charge
   s.transformations.push_back({kNvidiaGpu, true, hours, {{credit, 1, 0}}, {}});
   auto list = [](std::vector<std::pair<ResourceId, std::int64_t>> items) {
     ResourceList l;
-    for (auto [r, v] : items) l.set(r, v);
+    for (auto [r, v] : items)
+      l.set(r, v);
     return l;
   };
   struct Case {
@@ -793,35 +765,4 @@ TEST_CASE("resource transformations turn a pod's requests into what it is charge
     CAPTURE(c.name);
     CHECK(queueing::charged_pod_requests(s, world.resources, c.pod).items == c.want.items);
   }
-}
-
-TEST_CASE("MIG slices charged as GPU credits admit as many pods as the credits allow") {
-  // Quota 2 credits. Each pod asks for 2 mig-1g.10gb slices (2 x 0.5 = 1 credit) and runs 1h;
-  // the node has 14 slices, so only quota limits: 2 pods at 0, 2 at 1h, 1 at 2h. The v1beta1
-  // and v1beta2 forms of the same Configuration give the same run.
-  const std::string dir = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/";
-  std::vector<double> starts[2];
-  int i = 0;
-  for (const char* file :
-       {"kueue-config-transformations.yaml", "kueue-config-transformations-v1beta2.yaml"}) {
-    CAPTURE(file);
-    KueueRig r;
-    r.kueue(std::string(kFlavor) + credit_queue(2), std::string("config: ") + dir + file);
-    CHECK(r.warnings.empty());
-    r.tw.node("n").cpu("64").memory("512Gi").resource("nvidia.com/mig-1g.10gb", 14).add();
-    for (int p = 0; p < 5; ++p) {
-      r.tw.pod(fmt::format("p{}", p))
-          .resource("nvidia.com/mig-1g.10gb", 2)
-          .queue("q")
-          .duration(kHour)
-          .add();
-    }
-    r.run();
-    CHECK(started_at(r, "p", 0) == 2);
-    CHECK(started_at(r, "p", 3600) == 2);
-    CHECK(started_at(r, "p", 7200) == 1);
-    for (int p = 0; p < 5; ++p) starts[i].push_back(r.start_s(fmt::format("p{}", p)));
-    ++i;
-  }
-  CHECK(starts[0] == starts[1]);
 }
