@@ -133,13 +133,93 @@ std::string tas_mismatch(const KueueState& st, const Workload& w, std::int32_t c
 
 }  // namespace
 
+namespace {
+
+__extension__ typedef __int128 i128;  // exact products of factors and amounts
+
+bool excluded_resource(const KueueSettings& s, const ResourceNames& names, ResourceId r) {
+  for (const std::string& prefix : s.exclude_resource_prefixes) {
+    if (names.name(r).rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// Quantity.Value() of a request held in capsim's units: cpu is in millicores.
+std::int64_t quantity_value(ResourceId r, std::int64_t amount) {
+  return r == kCpu ? (amount + 999) / 1000 : amount;
+}
+
+}  // namespace
+
+ResourceList charged_pod_requests(const KueueSettings& s, const ResourceNames& names,
+                                  const ResourceList& pod) {
+  ResourceList in;
+  for (const auto& [r, v] : pod.items) {
+    if (!excluded_resource(s, names, r)) in.set(r, v);
+  }
+  auto rule_for = [&](ResourceId r) -> const ResourceTransformationSpec* {
+    for (const ResourceTransformationSpec& t : s.transformations) {
+      if (t.input == r) return &t;
+    }
+    return nullptr;
+  };
+  bool match = false;
+  for (const auto& [r, v] : in.items)
+    match = match || rule_for(r) != nullptr;
+  if (!match) return in;
+  // Outputs are summed exactly (as factor x v at scale 10^k) and rounded up once, at the end.
+  std::vector<std::pair<ResourceId, i128>> exact;  // amount x 10^kExact
+  constexpr int kExact = 9;
+  auto add_exact = [&](ResourceId r, i128 amount) {
+    for (auto& [id, a] : exact) {
+      if (id == r) {
+        a += amount;
+        return;
+      }
+    }
+    exact.emplace_back(r, amount);
+  };
+  i128 pow10[kExact + 1];
+  pow10[0] = 1;
+  for (int i = 1; i <= kExact; ++i)
+    pow10[i] = pow10[i - 1] * 10;
+  for (const auto& [r, amount] : in.items) {
+    const ResourceTransformationSpec* t = rule_for(r);
+    if (t == nullptr) {
+      add_exact(r, static_cast<i128>(amount) * pow10[kExact]);
+      continue;
+    }
+    i128 v = quantity_value(r, amount);
+    if (t->multiply_by != kNoResource) {
+      const std::int64_t m = in.get(t->multiply_by);
+      if (m != 0) v *= quantity_value(t->multiply_by, m);
+    }
+    for (const ResourceTransformationSpec::Output& o : t->outputs) {
+      // factor / 10^scale units per unit of input: v x factor x 10^(kExact - scale).
+      add_exact(o.resource, v * o.factor * pow10[kExact - o.scale]);
+    }
+    if (!t->replace) add_exact(r, static_cast<i128>(amount) * pow10[kExact]);
+  }
+  ResourceList out;
+  for (const auto& [r, a] : exact) {
+    const i128 units = (a + pow10[kExact] - 1) / pow10[kExact];  // rounded up
+    CAPSIM_CHECK(units <= std::numeric_limits<std::int64_t>::max(),
+                 fmt::format("transformed request for {} overflows", names.name(r)));
+    if (units != 0) out.set(r, static_cast<std::int64_t>(units));
+  }
+  return out;
+}
+
 ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq) {
   ResourceList out;
-  for (const auto& [r, v] : w.requests.items) {
-    bool excluded = false;
-    for (const std::string& prefix : st.config().settings.exclude_resource_prefixes)
-      excluded = excluded || st.world().resources.name(r).rfind(prefix, 0) == 0;
-    if (!excluded) out.set(r, v);
+  const KueueSettings& s = st.config().settings;
+  if (!s.transformations.empty()) {
+    // complete_workload summed charged_pod_requests (exclusion included) over the pods.
+    out = w.requests;
+  } else {
+    for (const auto& [r, v] : w.requests.items) {
+      if (!excluded_resource(s, st.world().resources, r)) out.set(r, v);
+    }
   }
   if (st.group_of(cq, kPods) >= 0) out.set(kPods, w.count);
   return out;

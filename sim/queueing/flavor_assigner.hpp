@@ -33,8 +33,19 @@ struct FlavorAssignment {
   TopologyAssignment topology;
 };
 
-// The requests a workload charges to its ClusterQueue: its pod set's requests plus `pods` (the
-// pod count) when the ClusterQueue covers it.
+// What one pod's requests count as for quota, as Kueue's workload.Info computes its pod sets'
+// requests (pkg/workload/workload.go totalRequestsFromPodSets): requests whose name starts with an
+// excludeResourcePrefixes entry are dropped, then resources.transformations apply. A
+// transformation of input r turns its Value() v (whole cores for cpu, rounded up) into
+// v x factor of each output (added up when outputs meet), rounded up to the output's unit as
+// Kueue's Requests do (Value(), MilliValue() for cpu); with multiplyBy: m, v is first multiplied
+// by the Value() of the pod's request for m (when it has one); Retain keeps r as well, Replace
+// drops it. Without any transformation that matches, the requests are unchanged.
+ResourceList charged_pod_requests(const KueueSettings& s, const ResourceNames& names,
+                                  const ResourceList& pod);
+
+// The requests a workload charges to its ClusterQueue: its pod set's requests (charged as
+// charged_pod_requests says) plus `pods` (the pod count) when the ClusterQueue covers it.
 ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq);
 
 FlavorAssignment assign_flavors(KueueState& st, Preemptor& preemptor, const Workload& w,

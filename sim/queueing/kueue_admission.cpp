@@ -203,7 +203,14 @@ void KueueAdmission::complete_workload(Workload& w) {
   // The pod set's requests: the sum over its pods (a Job's pods share one template).
   ResourceVec total;
   for (PodId p : w.pods) {
-    if (!is_terminal(host_->cluster().pod(p).phase)) world_->pods[p].requests.add_to(total);
+    if (is_terminal(host_->cluster().pod(p).phase)) continue;
+    if (st_.config().settings.transformations.empty()) {
+      world_->pods[p].requests.add_to(total);
+    } else {
+      // Kueue transforms each pod's requests, then multiplies by the count.
+      charged_pod_requests(st_.config().settings, world_->resources, world_->pods[p].requests)
+          .add_to(total);
+    }
   }
   w.requests = {};
   for (std::size_t r = 0; r < kMaxResources; ++r) {

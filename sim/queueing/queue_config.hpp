@@ -133,6 +133,23 @@ struct WorkloadPriorityClassSpec {
   InputLocation where;
 };
 
+// One entry of Kueue's Configuration resources.transformations (KEP-2937): every unit of
+// `input` a pod requests is charged as `outputs` (per unit) and, with strategy Retain, also as
+// itself. Factors are kept exactly: an output amount of q (in capsim's units of the output
+// resource: millicores for cpu, bytes for memory, units otherwise) is factor / 10^scale.
+struct ResourceTransformationSpec {
+  struct Output {
+    ResourceId resource = kNoResource;
+    std::int64_t factor = 0;
+    int scale = 0;
+  };
+  ResourceId input = kNoResource;
+  bool replace = false;                  // strategy Replace (default Retain)
+  ResourceId multiply_by = kNoResource;  // multiplyBy: input x Value() of this resource
+  std::vector<Output> outputs;
+  InputLocation where;
+};
+
 // Kueue's Configuration (the controller's config map) as far as capsim models it.
 struct KueueSettings {
   bool fair_sharing = false;
@@ -151,6 +168,8 @@ struct KueueSettings {
   bool ignore_undeclared_resources = false;
   // resources.excludeResourcePrefixes: requests for these resources are not charged to quota.
   std::vector<std::string> exclude_resource_prefixes;
+  // resources.transformations, applied per pod after the exclusion, before quota accounting.
+  std::vector<ResourceTransformationSpec> transformations;
   // Kueue's scheduler admits at most one borrowing workload per cohort per cycle, after the
   // non-borrowing ones (capsim option so a test can show what the rule does).
   bool one_borrowing_admission_per_cohort = true;

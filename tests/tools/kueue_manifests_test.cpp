@@ -4,7 +4,9 @@
 #include "tools/loaders/kueue_manifests.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -388,6 +390,101 @@ TEST_CASE("a v1beta2 Kueue Configuration turns a feature on by its section, as K
   });
   REQUIRE(bad.has_value());
   CHECK(bad->message().find("config.kueue.x-k8s.io/v1beta2") != std::string::npos);
+}
+
+}  // namespace capsim
+
+namespace capsim {
+
+TEST_CASE("resources.transformations load the same from v1beta1 and v1beta2 Configurations") {
+  const std::string dir = std::string(CAPSIM_SOURCE_DIR) + "/tests/data/manifests/";
+  std::vector<std::string> w1, w2;
+  World world1, world2;
+  WorldBuilder b1{world1, GpuCatalog::builtin()}, b2{world2, GpuCatalog::builtin()};
+  auto resolve = [](const YamlNode& n) { return n.str(); };
+  load_kueue_section(
+      YamlNode::load_string("config: " + dir + "kueue-config-transformations.yaml\n", "s.yaml"), b1,
+      resolve, &w1);
+  load_kueue_section(
+      YamlNode::load_string("config: " + dir + "kueue-config-transformations-v1beta2.yaml\n",
+                            "s.yaml"),
+      b2, resolve, &w2);
+  CHECK(w1.empty());
+  CHECK(w2.empty());
+  // Sorted by input name, the two files say the same: 1g.10gb -> 0.5 credit (500 x 10^-3,
+  // kept at 10^9 precision: 500000000 / 10^9), Replace; 3g.40gb -> 2 credits, Retain.
+  auto summary = [](const World& w) {
+    std::vector<std::string> out;
+    for (const auto& t : w.queues.settings.transformations) {
+      std::string line = w.resources.name(t.input) + (t.replace ? " Replace" : " Retain");
+      for (const auto& o : t.outputs) {
+        line += fmt::format(" {}={}e-{}", w.resources.name(o.resource), o.factor, o.scale);
+      }
+      out.push_back(line);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> want = {
+      "nvidia.com/mig-1g.10gb Replace credits.capsim.io/gpu=500000000e-9",
+      "nvidia.com/mig-3g.40gb Retain credits.capsim.io/gpu=2000000000e-9"};
+  CHECK(summary(world1) == want);
+  CHECK(summary(world2) == want);
+  CHECK(world1.queues.settings.exclude_resource_prefixes ==
+        world2.queues.settings.exclude_resource_prefixes);
+}
+
+TEST_CASE("a malformed resources section is refused at its line and field") {
+  struct Case {
+    const char* name;
+    const char* text;
+    int line;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"an input transformed twice",
+       "resources:\n  transformations:\n  - {input: a.io/x, outputs: {cpu: 1}}\n"
+       "  - input: a.io/x\n    outputs: {cpu: 2}\n",
+       4, "resource a.io/x is transformed twice (first at"},
+      {"an unknown strategy",
+       "resources:\n  transformations:\n  - input: a.io/x\n    strategy: Drop\n", 4, "Drop"},
+      {"a negative output",
+       "resources:\n  transformations:\n  - input: a.io/x\n    outputs: {cpu: -1}\n", 4,
+       "negative"},
+      {"an invalid resource name",
+       "resources:\n  transformations:\n  - input: a.io/x\n    outputs: {\"bad name\": 1}\n", 4,
+       "'bad name' is not a valid resource name"},
+      {"a misspelled field",
+       "resources:\n  transformations:\n  - input: a.io/x\n    output: {cpu: 1}\n", 4,
+       "unknown field 'output'"},
+      {"a missing input", "resources:\n  transformations:\n  - outputs: {cpu: 1}\n", 3, "input"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    World world;
+    WorldBuilder b{world, GpuCatalog::builtin()};
+    std::vector<std::string> warnings;
+    auto err = input_error([&] {
+      load_kueue_section(
+          YamlNode::load_string(c.text, "s.yaml"), b, [](const YamlNode& n) { return n.str(); },
+          &warnings);
+    });
+    REQUIRE(err.has_value());
+    CHECK(err->where().line == c.line);
+    CAPTURE(err->message());
+    CHECK(err->message().find(c.message) != std::string::npos);
+  }
+  // deviceClassMappings is warned about by name, not dropped.
+  World world;
+  WorldBuilder b{world, GpuCatalog::builtin()};
+  std::vector<std::string> warnings;
+  load_kueue_section(
+      YamlNode::load_string("resources:\n  deviceClassMappings:\n  - name: gpu.example.com\n"
+                            "    deviceClassNames: [gpu.example.com]\n",
+                            "s.yaml"),
+      b, [](const YamlNode& n) { return n.str(); }, &warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("deviceClassMappings is not modelled") != std::string::npos);
 }
 
 }  // namespace capsim

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "sim/quantity.hpp"
 #include "tools/loaders/k8s_fields.hpp"
 
 namespace capsim {
@@ -692,8 +693,68 @@ bool feature_enabled(MapReader& section, const char* feature, SettingsSource fro
   return true;
 }
 
+// resources.transformations[] (Kueue's Configuration API: input, strategy Retain|Replace,
+// outputs as a resource -> quantity per unit of input, multiplyBy). Each input at most once.
+void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& b) {
+  std::map<std::string, InputLocation> seen;
+  for (const YamlNode& item : list.seq()) {
+    MapReader tm = item.map();
+    ResourceTransformationSpec t;
+    t.where = item.where();
+    auto resource_name = [&](const YamlNode& n) {
+      const std::string name = n.str();
+      if (auto p = label_key_problem(name); !p.empty()) {
+        n.fail(fmt::format(
+            "'{}' is not a valid resource name (a qualified name, like cpu or nvidia.com/gpu): {}",
+            name, p));
+      }
+      return name;
+    };
+    const YamlNode input = tm.req("input");
+    const std::string in_name = resource_name(input);
+    if (auto it = seen.find(in_name); it != seen.end()) {
+      input.fail(
+          fmt::format("resource {} is transformed twice (first at {}); each input may "
+                      "have one transformation",
+                      in_name, short_location(it->second)));
+    }
+    seen.emplace(in_name, input.where());
+    t.input = b.resource(in_name, input.where());
+    if (auto st = tm.opt("strategy")) {
+      t.replace = enum_value<bool>(*st, {{"Retain", false}, {"Replace", true}});
+    }
+    if (auto mb = tm.opt("multiplyBy")) t.multiply_by = b.resource(resource_name(*mb), mb->where());
+    if (auto outs = tm.opt("outputs")) {
+      for (const auto& [name, value] : outs->entries()) {
+        if (auto p = label_key_problem(name); !p.empty()) {
+          value.fail(fmt::format("'{}' is not a valid resource name: {}", name, p));
+        }
+        // The factor exactly, in capsim's units of the output (millicores for cpu) x 10^k, with
+        // the largest k <= 9 that fits (a huge factor keeps fewer decimals, rounded up).
+        const int unit = name == "cpu" ? 3 : 0;
+        ResourceTransformationSpec::Output o;
+        o.resource = b.resource(name, value.where());
+        bool parsed = false;
+        for (int k = 9; k >= 0 && !parsed; k -= 3) {
+          auto q = parse_quantity_scaled(value.str(), unit + k);
+          if (q) {
+            o.factor = *q;
+            o.scale = k;
+            parsed = true;
+          } else if (k == 0) {
+            value.fail(q.error());
+          }
+        }
+        t.outputs.push_back(o);
+      }
+    }
+    tm.finish();
+    s.transformations.push_back(std::move(t));
+  }
+}
+
 void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>* warnings,
-                       SettingsSource from) {
+                       SettingsSource from, WorldBuilder& b) {
   const bool config_file = from != SettingsSource::kScenario;
   if (auto fs = m.opt("fairSharing")) {
     MapReader f = fs->map();
@@ -760,9 +821,10 @@ void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>*
             "IgnoreUndeclared");
       }
     }
-    rm.ignore("transformations");
-    if (auto t = r->map().opt("transformations")) {
-      warn(warnings, *t, "resource transformations are not modelled");
+    if (auto t = rm.opt("transformations")) load_transformations(*t, s, b);
+    if (auto d = rm.opt("deviceClassMappings")) {
+      warn(warnings, *d,
+           "deviceClassMappings is not modelled: DRA claims are not charged to quota");
     }
     rm.finish();
   }
@@ -827,10 +889,10 @@ void load_kueue_section(const YamlNode& section, WorldBuilder& b, FileSource& fi
                         v));
       }
     }
-    load_settings_map(cm, q.settings, warnings, from);
+    load_settings_map(cm, q.settings, warnings, from, b);
     cm.finish();
   }
-  load_settings_map(m, q.settings, warnings, SettingsSource::kScenario);
+  load_settings_map(m, q.settings, warnings, SettingsSource::kScenario, b);
   m.finish();
   require_kueue_checks(b, warnings);
 }

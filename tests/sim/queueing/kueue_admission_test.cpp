@@ -709,3 +709,60 @@ value: 1000
     CHECK(r.start_s("a") == c.want_a);
   }
 }
+
+TEST_CASE("resource transformations turn a pod's requests into what it is charged") {
+  // Kueue's applyResourceTransformations (pkg/workload/workload.go), after the
+  // excludeResourcePrefixes drop. Transformations:
+  //   mig-1g.10gb -> 0.5 credit, Replace;  mig-3g.40gb -> 2 credits, Retain;
+  //   cpu -> 3 example.com/core-credits (excluded prefix, but outputs are not dropped);
+  //   nvidia.com/gpu -> 1 credit, multiplyBy capsim.io/hours.
+  World world;
+  auto id = [&](const char* n) { return *world.resources.intern(n); };
+  const ResourceId mig1 = id("nvidia.com/mig-1g.10gb"), mig3 = id("nvidia.com/mig-3g.40gb");
+  const ResourceId credit = id("credits.capsim.io/gpu"), core = id("example.com/core-credits");
+  const ResourceId foo = id("example.com/foo"), hours = id("capsim.io/hours");
+  queueing::KueueSettings s;
+  s.exclude_resource_prefixes = {"example.com/"};
+  // Factors as the loader keeps them: amount x 10^scale in the output's capsim units.
+  s.transformations.push_back({mig1, true, kNoResource, {{credit, 500, 3}}, {}});
+  s.transformations.push_back({mig3, false, kNoResource, {{credit, 2, 0}}, {}});
+  s.transformations.push_back({kCpu, false, kNoResource, {{core, 3, 0}}, {}});
+  s.transformations.push_back({kNvidiaGpu, true, hours, {{credit, 1, 0}}, {}});
+  auto list = [](std::vector<std::pair<ResourceId, std::int64_t>> items) {
+    ResourceList l;
+    for (auto [r, v] : items)
+      l.set(r, v);
+    return l;
+  };
+  struct Case {
+    const char* name;
+    ResourceList pod;
+    ResourceList want;
+  };
+  const Case cases[] = {
+      // 2 x 0.5 = 1 credit; the slices are replaced.
+      {"Replace charges only the outputs", list({{mig1, 2}}), list({{credit, 1}})},
+      // 3 x 0.5 = 1.5, rounded up to 2 credits (Value()).
+      {"a fractional output rounds up", list({{mig1, 3}}), list({{credit, 2}})},
+      // 1 x 2 = 2 credits, and the slice stays (Retain).
+      {"Retain keeps the input", list({{mig3, 1}}), list({{mig3, 1}, {credit, 2}})},
+      // 1 x 0.5 + 1 x 2 = 2.5 -> 3 credits: outputs add up before rounding.
+      {"outputs of two inputs add up", list({{mig1, 1}, {mig3, 1}}),
+       list({{mig3, 1}, {credit, 3}})},
+      // cpu 1500m has Value() 2: 2 x 3 = 6 core credits, cpu kept; example.com/foo dropped.
+      {"cpu counts in whole cores; excluded requests are dropped first",
+       list({{kCpu, 1500}, {foo, 4}}), list({{kCpu, 1500}, {core, 6}})},
+      // 2 GPUs x 3 hours = 6 credits; the gpus are replaced, hours kept.
+      {"multiplyBy scales the input", list({{kNvidiaGpu, 2}, {hours, 3}}),
+       list({{hours, 3}, {credit, 6}})},
+      // Without the multiplyBy resource the input counts alone: 2 credits.
+      {"multiplyBy without that request", list({{kNvidiaGpu, 2}}), list({{credit, 2}})},
+      // No transformation matches: only the exclusion applies.
+      {"no matching input leaves the requests", list({{kMemory, 1024}, {foo, 1}}),
+       list({{kMemory, 1024}})},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CHECK(queueing::charged_pod_requests(s, world.resources, c.pod).items == c.want.items);
+  }
+}
