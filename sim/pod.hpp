@@ -106,6 +106,9 @@ struct PodSpec {
   // All-or-nothing group (a multi-node trace job, a Kueue pod group, a Job marked as a gang): its
   // pods start together or not at all. Index into World::gangs.
   GangId gang = kNoGang;
+  // A Kueue pod group member's kueue.x-k8s.io/pod-group-total-count: the group's size, which
+  // Kueue waits for before it admits the group (0: not given; the group is the pods that exist).
+  std::int32_t pod_group_total = 0;
   // Several Jobs or pods that a queueing layer admits as one unit (a JobSet, a PyTorchJob, a
   // LeaderWorkerSet group): index into World::workload_groups, or -1. Placement is not affected.
   std::int32_t workload_group = -1;

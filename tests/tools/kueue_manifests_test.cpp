@@ -488,3 +488,95 @@ TEST_CASE("a malformed resources section is refused at its line and field") {
 }
 
 }  // namespace capsim
+
+namespace capsim {
+
+TEST_CASE("a pod group's size is its kueue.x-k8s.io/pod-group-total-count") {
+  // Kueue's plain pod groups (docs: "Run a group of plain Pods"): every member carries the label
+  // kueue.x-k8s.io/pod-group-name and the annotation kueue.x-k8s.io/pod-group-total-count, and
+  // Kueue admits the group once that many pods exist.
+  const std::string queues = std::string(kFlavor) + R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec: {namespaceSelector: {}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q}
+spec: {clusterQueue: q}
+)";
+  // Pod `name` in group g, with `annotations` added to capsim.io/duration.
+  auto pod = [](const std::string& name, const std::string& annotations) {
+    return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+           "\n  labels: {kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/pod-group-name: g}\n"
+           "  annotations: {capsim.io/duration: 1h" +
+           annotations + "}\nspec:\n  containers: [{name: c}]\n";
+  };
+  const std::string total3 = ", kueue.x-k8s.io/pod-group-total-count: \"3\"";
+  SUBCASE("every member gives the count: the group is that size") {
+    Fixture f;
+    f.load(queues + pod("a", total3) + pod("b", total3) + pod("c", total3));
+    f.b.finalize();
+    REQUIRE(f.world.pods[0].gang != kNoGang);
+    CHECK(f.world.gangs[f.world.pods[0].gang].min_member == 3);
+    CHECK(f.warnings.empty());
+  }
+  SUBCASE("fewer pods than the count: Kueue waits for the rest, and the load says so") {
+    Fixture f;
+    f.load(queues + pod("a", total3) + pod("b", total3));
+    f.b.finalize();
+    CHECK(f.world.gangs[f.world.pods[0].gang].min_member == 3);
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(f.warnings[0].find("pod group g has 2 of its 3 pods") != std::string::npos);
+  }
+  SUBCASE("no count on any member: the group is the pods the files hold (capsim's departure)") {
+    Fixture f;
+    f.load(queues + pod("a", "") + pod("b", ""));
+    f.b.finalize();
+    CHECK(f.world.gangs[f.world.pods[0].gang].min_member == 2);
+  }
+  SUBCASE("members that disagree") {
+    Fixture f;
+    f.load(queues + pod("a", total3) + pod("b", ", kueue.x-k8s.io/pod-group-total-count: \"4\""));
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    CHECK(err->message().find("b gives pod group g a kueue.x-k8s.io/pod-group-total-count of 4, "
+                              "a gives 3") != std::string::npos);
+  }
+  SUBCASE("a member without the count when others give it") {
+    Fixture f;
+    f.load(queues + pod("a", total3) + pod("b", "") + pod("c", total3));
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    CHECK(err->message().find("b is in pod group g without kueue.x-k8s.io/pod-group-total-count") !=
+          std::string::npos);
+  }
+  SUBCASE("more pods than the count") {
+    Fixture f;
+    f.load(queues + pod("a", ", kueue.x-k8s.io/pod-group-total-count: \"1\"") +
+           pod("b", ", kueue.x-k8s.io/pod-group-total-count: \"1\""));
+    auto err = input_error([&] { f.b.finalize(); });
+    REQUIRE(err.has_value());
+    CHECK(
+        err->message().find("pod group g has 2 pods but kueue.x-k8s.io/pod-group-total-count 1") !=
+        std::string::npos);
+  }
+  SUBCASE("Kueue annotations capsim does not model are warned about by name") {
+    Fixture f;
+    f.load(queues +
+           "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n"
+           "  labels: {kueue.x-k8s.io/queue-name: q}\n"
+           "  annotations: {capsim.io/duration: 1h, kueue.x-k8s.io/job-min-parallelism: \"2\"}\n"
+           "spec:\n  parallelism: 4\n  template:\n    metadata:\n"
+           "      annotations: {kueue.x-k8s.io/retriable-in-group: \"false\"}\n"
+           "    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
+    f.b.finalize();
+    REQUIRE(f.warnings.size() == 2);
+    CHECK(f.warnings[0].find("kueue.x-k8s.io/job-min-parallelism (partial admission) is not "
+                             "modelled") != std::string::npos);
+    CHECK(f.warnings[1].find("annotation kueue.x-k8s.io/retriable-in-group is not modelled") !=
+          std::string::npos);
+  }
+}
+
+}  // namespace capsim

@@ -204,6 +204,21 @@ TEST_CASE("a file missing from memory is a missing input named by its path") {
   }
 }
 
+TEST_CASE("an empty file path is refused at its field (found by the scenario fuzz target)") {
+  // `!kueue.yaml` in a flow sequence is a YAML tag on an empty value, not a file name.
+  MemoryFiles files;
+  files.add("mem/s.yaml", "name: s\nmanifests: [m.yaml, !kueue.yaml]\n");
+  files.add("mem/m.yaml", "");
+  try {
+    (void)load_scenario("mem/s.yaml", {}, files);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kInvalid);
+    CHECK(std::string(e.what()).rfind("mem/s.yaml:2:21: manifests[1]: a file path is needed", 0) ==
+          0);
+  }
+}
+
 TEST_CASE(
     "scheduler profiles are compiled at load: a bad one fails there, with file, line, field") {
   const std::string cluster =

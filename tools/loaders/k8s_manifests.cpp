@@ -606,6 +606,27 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
   }
 }
 
+// Kueue's other annotations of a Pod, Job or pod template (the TAS ones are read above):
+// pod-group-total-count on a bare Pod (`pod` set) is the pod group's size; those capsim does not
+// model are warned about by name, so that none is silently dropped.
+void read_kueue_annotations(const ObjectMeta& meta, PodSpec* pod, const ManifestContext& ctx) {
+  constexpr std::string_view kPrefix = "kueue.x-k8s.io/";
+  for (const auto& [key, v] : meta.annotations) {
+    if (key.rfind(kPrefix, 0) != 0 || key.rfind("kueue.x-k8s.io/podset-", 0) == 0) continue;
+    if (key == "kueue.x-k8s.io/pod-group-total-count" && pod != nullptr) {
+      pod->pod_group_total = static_cast<std::int32_t>(v.integer(1, 1'000'000));
+    } else if (key == "kueue.x-k8s.io/pod-group-total-count") {
+      ctx.warn(v, fmt::format("{} applies to the Pods of a pod group, not to a Job: ignored", key));
+    } else if (key == "kueue.x-k8s.io/job-min-parallelism") {
+      ctx.warn(v, fmt::format("{} (partial admission) is not modelled: capsim admits the Job "
+                              "only at its full parallelism",
+                              key));
+    } else {
+      ctx.warn(v, fmt::format("annotation {} is not modelled", key));
+    }
+  }
+}
+
 // Where a pod's run time comes from when no annotation gives it: the scenario's durations rules
 // (ManifestOptions::durations) for `subject`, else `fallback` (long-running for controllers that
 // never finish), else an error at `at` naming the object and a rule that would cover it.
@@ -868,6 +889,7 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
   read_topology_annotations(meta, p, ctx);
+  read_kueue_annotations(meta, &p, ctx);
   SimAnnotations a;
   a.add(meta, "Pod");
   if (auto g = a.get(kGang)) {
@@ -947,6 +969,8 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   p.namespace_ = meta.namespace_;
   if (tmeta) p.labels = tmeta->labels;
   if (tmeta) read_topology_annotations(*tmeta, p, ctx);
+  read_kueue_annotations(meta, nullptr, ctx);
+  if (tmeta) read_kueue_annotations(*tmeta, nullptr, ctx);
   p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
   p.labels.set(b.sym("job-name"), b.sym(job.name));
   // Kueue reads its labels (queue name, workload priority class) from the Job object.
@@ -1221,6 +1245,7 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   p.controller_kind = kind;
   if (t.meta) p.labels = t.meta->labels;
   if (t.meta) read_topology_annotations(*t.meta, p, ctx);
+  if (t.meta) read_kueue_annotations(*t.meta, nullptr, ctx);
   const YamlNode spec_node = tmpl.req("spec");
   parse_pod_spec(spec_node, ctx, p, PodOwner::kBare);
   tmpl.finish();

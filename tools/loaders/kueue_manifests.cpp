@@ -626,11 +626,20 @@ void check_kueue(World& world, std::vector<std::string>* warnings) {
   };
   // 3. Pod groups become gangs; with gangJobs, so do managed Jobs of more than one pod.
   std::map<std::pair<std::string, std::string>, GangId> pod_groups;
+  std::map<GangId, std::pair<std::int32_t, const PodSpec*>> group_totals;  // total, first giver
+  std::map<GangId, const PodSpec*> without_total;  // a member without the total count
   for (PodSpec& p : world.pods) {
     const bool managed = find_lq(p.namespace_, p.queue);
     check_pod(p, managed);
     auto group = label_of(world, p.labels, kPodGroupLabel);
-    if (!group) continue;
+    if (!group) {
+      if (p.pod_group_total > 0) {
+        note(location_of(p.source),
+             fmt::format("{} has kueue.x-k8s.io/pod-group-total-count but no label {}: ignored",
+                         p.name, kPodGroupLabel));
+      }
+      continue;
+    }
     if (p.gang != kNoGang) {
       fail_at(location_of(p.source), fmt::format("{} is in pod group {} and in gang {}; keep one",
                                                  p.name, *group, world.gangs[p.gang].name));
@@ -642,6 +651,44 @@ void check_kueue(World& world, std::vector<std::string>* warnings) {
     }
     p.gang = it->second;
     ++world.gangs[it->second].min_member;
+    // kueue.x-k8s.io/pod-group-total-count: the same on every member that gives it.
+    if (p.pod_group_total > 0) {
+      auto [t, first] = group_totals.emplace(p.gang, std::make_pair(p.pod_group_total, &p));
+      if (!first && t->second.first != p.pod_group_total) {
+        fail_at(location_of(p.source),
+                fmt::format("{} gives pod group {} a kueue.x-k8s.io/pod-group-total-count of {}, "
+                            "{} gives {}; every member must give the same",
+                            p.name, *group, p.pod_group_total, t->second.second->name,
+                            t->second.first));
+      }
+    } else {
+      without_total.emplace(p.gang, &p);
+    }
+  }
+  // A group's size is its total count when its members give one (Kueue requires it on each and
+  // waits until that many exist; capsim, given none, takes the members the files hold). More
+  // members than the count is an error; fewer, and Kueue waits for pods that never come.
+  for (const auto& [gang, total] : group_totals) {
+    GangSpec& g = world.gangs[gang];
+    if (auto w = without_total.find(gang); w != without_total.end()) {
+      fail_at(location_of(w->second->source),
+              fmt::format("{} is in pod group {} without kueue.x-k8s.io/pod-group-total-count, "
+                          "which {} gives; Kueue requires it on every member",
+                          w->second->name, g.name, total.second->name));
+    }
+    if (g.min_member > total.first) {
+      fail_at(location_of(total.second->source),
+              fmt::format("pod group {} has {} pods but kueue.x-k8s.io/pod-group-total-count "
+                          "{}; Kueue admits only groups whose pods are no more than it",
+                          g.name, g.min_member, total.first));
+    }
+    if (g.min_member < total.first) {
+      note(location_of(total.second->source),
+           fmt::format("pod group {} has {} of its {} pods (kueue.x-k8s.io/pod-group-total-count)"
+                       ": Kueue waits for the rest, so the group is never admitted",
+                       g.name, g.min_member, total.first));
+    }
+    g.min_member = total.first;
   }
   for (JobSpec& j : world.jobs) {
     const bool managed = find_lq(j.pod_template.namespace_, j.queue);

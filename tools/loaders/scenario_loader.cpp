@@ -54,6 +54,9 @@ struct Ctx {
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
     std::string p = n.str();
+    // An empty value (`path:`, or a YAML tag with nothing after it such as `[!a.yaml]`) would
+    // name the scenario's own directory.
+    if (p.empty()) n.fail("a file path is needed here, and the value is empty");
     const std::string key = "{data_dir}";
     bool expanded = false;
     if (auto pos = p.find(key); pos != std::string::npos) {
