@@ -58,6 +58,18 @@ void warn(std::vector<std::string>* warnings, const YamlNode& at, const std::str
 
 // --- Shared pieces ------------------------------------------------------------------------------
 
+// Kueue validates a quota resource name (covered resources, transformation inputs and outputs,
+// deviceClassMappings) as a Kubernetes qualified name: an optional DNS-subdomain prefix and '/',
+// then a name of at most 63 characters. `at` is where a bad one is reported.
+void check_resource_name(const std::string& name, const YamlNode& at) {
+  if (auto p = label_key_problem(name); !p.empty()) {
+    at.fail(
+        fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods or "
+                    "nvidia.com/gpu): {}",
+                    name, p));
+  }
+}
+
 // resourceGroups of a ClusterQueue or Cohort. Limits need a parent (`has_parent`); `what` names
 // the object kind for messages.
 std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, WorldBuilder& b,
@@ -77,15 +89,8 @@ std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, World
     }
     for (const YamlNode& r : covered_items) {
       const std::string name = r.str();
-      // Kueue validates a covered resource as a Kubernetes qualified name (an optional
-      // DNS-subdomain prefix and '/', then a name of at most 63 characters), so `pods`, `count`
-      // or example.com/foo are all quota resources; only the syntax is checked.
-      if (auto p = label_key_problem(name); !p.empty()) {
-        r.fail(
-            fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods "
-                        "or nvidia.com/gpu): {}",
-                        name, p));
-      }
+      // `pods`, `count` or example.com/foo are all quota resources; only the syntax is checked.
+      check_resource_name(name, r);
       if (auto it = resource_seen.find(name); it != resource_seen.end()) {
         r.fail(
             fmt::format("resource {} is covered twice (first at {}); a resource may be in one "
@@ -805,9 +810,7 @@ void load_device_class_mappings(const YamlNode& list, KueueSettings& s, WorldBui
     d.where = item.where();
     const YamlNode name = mm.req("name");
     const std::string n = name.str();
-    if (auto p = label_key_problem(n); !p.empty()) {
-      name.fail(fmt::format("'{}' is not a valid resource name: {}", n, p));
-    }
+    check_resource_name(n, name);
     if (auto it = names.find(n); it != names.end()) {
       name.fail(
           fmt::format("resource {} is mapped twice (first at {})", n, short_location(it->second)));
@@ -847,13 +850,9 @@ void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& 
     MapReader tm = item.map();
     ResourceTransformationSpec t;
     t.where = item.where();
-    auto resource_name = [&](const YamlNode& n) {
+    auto resource_name = [](const YamlNode& n) {
       const std::string name = n.str();
-      if (auto p = label_key_problem(name); !p.empty()) {
-        n.fail(fmt::format(
-            "'{}' is not a valid resource name (a qualified name, like cpu or nvidia.com/gpu): {}",
-            name, p));
-      }
+      check_resource_name(name, n);
       return name;
     };
     const YamlNode input = tm.req("input");
@@ -872,9 +871,7 @@ void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& 
     if (auto mb = tm.opt("multiplyBy")) t.multiply_by = b.resource(resource_name(*mb), mb->where());
     if (auto outs = tm.opt("outputs")) {
       for (const auto& [name, value] : outs->entries()) {
-        if (auto p = label_key_problem(name); !p.empty()) {
-          value.fail(fmt::format("'{}' is not a valid resource name: {}", name, p));
-        }
+        check_resource_name(name, value);
         // The factor exactly, in capsim's units of the output (millicores for cpu) x 10^k, with
         // the largest k <= 9 that fits (a huge factor keeps fewer decimals, rounded up).
         const int unit = name == "cpu" ? 3 : 0;
