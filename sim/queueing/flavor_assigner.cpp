@@ -210,6 +210,30 @@ ResourceList charged_pod_requests(const KueueSettings& s, const ResourceNames& n
   return out;
 }
 
+ResourceList dra_charged_requests(const KueueSettings& s, const World& world, const PodSpec& pod) {
+  ResourceList out;
+  if (s.device_class_mappings.empty()) return out;
+  auto mapped = [&s](const std::string& device_class) {
+    for (const DeviceClassMappingSpec& m : s.device_class_mappings) {
+      for (const std::string& c : m.device_classes) {
+        if (c == device_class) return m.resource;
+      }
+    }
+    return kNoResource;
+  };
+  for (const PodClaimRef& ref : pod.claims) {
+    if (ref.shared() || ref.claim >= world.dra.claims.size()) continue;
+    for (const dra::Request& req : world.dra.claims[ref.claim].spec.requests) {
+      if (req.first_available || req.subrequests.empty()) continue;
+      const dra::SubRequest& sub = req.subrequests.front();
+      if (sub.admin_access || sub.mode != dra::AllocationMode::kExactCount) continue;
+      const ResourceId r = mapped(sub.device_class);
+      if (r != kNoResource) out.set(r, out.get(r) + sub.count);
+    }
+  }
+  return out;
+}
+
 ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq) {
   ResourceList out;
   const KueueSettings& s = st.config().settings;

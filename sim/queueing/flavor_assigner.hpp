@@ -44,6 +44,14 @@ struct FlavorAssignment {
 ResourceList charged_pod_requests(const KueueSettings& s, const ResourceNames& names,
                                   const ResourceList& pod);
 
+// The DRA devices one pod charges to quota under resources.deviceClassMappings, as Kueue's
+// GetResourceRequestsForResourceClaimTemplates counts them: for each ResourceClaimTemplate the
+// pod names (ResourceClaims are not counted), each ExactCount request of a mapped DeviceClass
+// adds its count to the mapping's resource; adminAccess requests add nothing. The requests Kueue
+// cannot charge (firstAvailable, allocationMode All, an unmapped class) are refused when the
+// files are read (tools/loaders/kueue_manifests.cpp), so none reaches here.
+ResourceList dra_charged_requests(const KueueSettings& s, const World& world, const PodSpec& pod);
+
 // The requests a workload charges to its ClusterQueue: its pod set's requests (charged as
 // charged_pod_requests says) plus `pods` (the pod count) when the ClusterQueue covers it.
 ResourceList quota_requests(const KueueState& st, const Workload& w, std::int32_t cq);

@@ -211,6 +211,8 @@ void KueueAdmission::complete_workload(Workload& w) {
       charged_pod_requests(st_.config().settings, world_->resources, world_->pods[p].requests)
           .add_to(total);
     }
+    // DRA devices, through resources.deviceClassMappings (nothing without mappings).
+    dra_charged_requests(st_.config().settings, *world_, world_->pods[p]).add_to(total);
   }
   w.requests = {};
   for (std::size_t r = 0; r < kMaxResources; ++r) {

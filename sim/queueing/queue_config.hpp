@@ -150,6 +150,15 @@ struct ResourceTransformationSpec {
   InputLocation where;
 };
 
+// One entry of Kueue's Configuration resources.deviceClassMappings (DRA): the devices of these
+// DeviceClasses that a pod's ResourceClaimTemplates request are charged to quota as `resource`,
+// one unit per device (Kueue's pkg/dra/claims.go, countDevicesPerClass).
+struct DeviceClassMappingSpec {
+  ResourceId resource = kNoResource;
+  std::vector<std::string> device_classes;
+  InputLocation where;
+};
+
 // Kueue's Configuration (the controller's config map) as far as capsim models it.
 struct KueueSettings {
   bool fair_sharing = false;
@@ -170,6 +179,8 @@ struct KueueSettings {
   std::vector<std::string> exclude_resource_prefixes;
   // resources.transformations, applied per pod after the exclusion, before quota accounting.
   std::vector<ResourceTransformationSpec> transformations;
+  // resources.deviceClassMappings: DRA devices charged to quota (empty: DRA claims are not).
+  std::vector<DeviceClassMappingSpec> device_class_mappings;
   // Kueue's scheduler admits at most one borrowing workload per cohort per cycle, after the
   // non-borrowing ones (capsim option so a test can show what the rule does).
   bool one_borrowing_admission_per_cohort = true;

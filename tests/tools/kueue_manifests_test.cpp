@@ -474,17 +474,65 @@ TEST_CASE("a malformed resources section is refused at its line and field") {
     CAPTURE(err->message());
     CHECK(err->message().find(c.message) != std::string::npos);
   }
-  // deviceClassMappings is warned about by name, not dropped.
+  // deviceClassMappings is read; its sources are warned about by name, not dropped.
   World world;
   WorldBuilder b{world, GpuCatalog::builtin()};
   std::vector<std::string> warnings;
   load_kueue_section(
       YamlNode::load_string("resources:\n  deviceClassMappings:\n  - name: gpu.example.com\n"
-                            "    deviceClassNames: [gpu.example.com]\n",
+                            "    deviceClassNames: [gpu.example.com, mig.example.com]\n"
+                            "    sources: [{counters: {}}]\n",
                             "s.yaml"),
       b, [](const YamlNode& n) { return n.str(); }, &warnings);
+  REQUIRE(world.queues.settings.device_class_mappings.size() == 1);
+  CHECK(world.queues.settings.device_class_mappings[0].device_classes ==
+        std::vector<std::string>{"gpu.example.com", "mig.example.com"});
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].find("deviceClassMappings is not modelled") != std::string::npos);
+  CHECK(warnings[0].find("deviceClassMappings sources") != std::string::npos);
+}
+
+TEST_CASE("malformed deviceClassMappings are refused as Kueue's config validation refuses them") {
+  struct Case {
+    const char* name;
+    const char* text;
+    int line;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"a resource mapped twice",
+       "resources:\n  deviceClassMappings:\n  - {name: gpus, deviceClassNames: [a]}\n"
+       "  - {name: gpus, deviceClassNames: [b]}\n",
+       4, "resource gpus is mapped twice"},
+      {"a device class mapped twice",
+       "resources:\n  deviceClassMappings:\n  - {name: gpus, deviceClassNames: [a]}\n"
+       "  - {name: more, deviceClassNames: [a]}\n",
+       4, "device class a is mapped twice"},
+      {"no device class",
+       "resources:\n  deviceClassMappings:\n  - {name: gpus, deviceClassNames: []}\n", 3,
+       "at least one device class name is required"},
+      {"nine device classes",
+       "resources:\n  deviceClassMappings:\n  - {name: gpus, deviceClassNames: [a, b, c, d, e, f, "
+       "g, h, i]}\n",
+       3, "9 device class names; Kueue allows at most 8"},
+      {"an invalid name",
+       "resources:\n  deviceClassMappings:\n  - {name: 'a b', deviceClassNames: [a]}\n", 3,
+       "'a b' is not a valid resource name"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    World world;
+    WorldBuilder b{world, GpuCatalog::builtin()};
+    std::vector<std::string> warnings;
+    auto err = input_error([&] {
+      load_kueue_section(
+          YamlNode::load_string(c.text, "s.yaml"), b, [](const YamlNode& n) { return n.str(); },
+          &warnings);
+    });
+    REQUIRE(err.has_value());
+    CHECK(err->where().line == c.line);
+    CAPTURE(err->message());
+    CHECK(err->message().find(c.message) != std::string::npos);
+  }
 }
 
 }  // namespace capsim

@@ -58,6 +58,18 @@ void warn(std::vector<std::string>* warnings, const YamlNode& at, const std::str
 
 // --- Shared pieces ------------------------------------------------------------------------------
 
+// Kueue validates a quota resource name (covered resources, transformation inputs and outputs,
+// deviceClassMappings) as a Kubernetes qualified name: an optional DNS-subdomain prefix and '/',
+// then a name of at most 63 characters. `at` is where a bad one is reported.
+void check_resource_name(const std::string& name, const YamlNode& at) {
+  if (auto p = label_key_problem(name); !p.empty()) {
+    at.fail(
+        fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods or "
+                    "nvidia.com/gpu): {}",
+                    name, p));
+  }
+}
+
 // resourceGroups of a ClusterQueue or Cohort. Limits need a parent (`has_parent`); `what` names
 // the object kind for messages.
 std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, WorldBuilder& b,
@@ -77,15 +89,8 @@ std::vector<ResourceGroupSpec> parse_resource_groups(const YamlNode& list, World
     }
     for (const YamlNode& r : covered_items) {
       const std::string name = r.str();
-      // Kueue validates a covered resource as a Kubernetes qualified name (an optional
-      // DNS-subdomain prefix and '/', then a name of at most 63 characters), so `pods`, `count`
-      // or example.com/foo are all quota resources; only the syntax is checked.
-      if (auto p = label_key_problem(name); !p.empty()) {
-        r.fail(
-            fmt::format("'{}' is not a valid resource name (a qualified name, like cpu, pods "
-                        "or nvidia.com/gpu): {}",
-                        name, p));
-      }
+      // `pods`, `count` or example.com/foo are all quota resources; only the syntax is checked.
+      check_resource_name(name, r);
       if (auto it = resource_seen.find(name); it != resource_seen.end()) {
         r.fail(
             fmt::format("resource {} is covered twice (first at {}); a resource may be in one "
@@ -624,6 +629,53 @@ void check_kueue(World& world, std::vector<std::string>* warnings) {
       unmanaged_queues.insert(p.queue);
     }
   };
+  // 2b. With resources.deviceClassMappings, Kueue charges the devices a managed pod's
+  // ResourceClaimTemplates request; a request it cannot charge (firstAvailable, allocationMode
+  // All, a DeviceClass no mapping names) leaves the workload inadmissible for good. capsim
+  // refuses it here, where the pod is named, instead of leaving it pending for the whole run.
+  auto check_claims = [&](const PodSpec& p, bool managed) {
+    if (!managed || q.settings.device_class_mappings.empty()) return;
+    for (const PodClaimRef& ref : p.claims) {
+      if (ref.shared()) continue;  // ResourceClaims are not charged
+      for (const dra::Claim& c : world.dra.claims) {
+        if (!c.from_template || c.name != ref.template_name || c.namespace_ != p.namespace_)
+          continue;
+        for (const dra::Request& r : c.spec.requests) {
+          std::string why;
+          if (r.first_available) {
+            why = "firstAvailable device selection is not supported";
+          } else if (!r.subrequests.empty() && !r.subrequests.front().admin_access) {
+            const dra::SubRequest& sub = r.subrequests.front();
+            bool mapped = false;
+            for (const auto& m : q.settings.device_class_mappings) {
+              for (const std::string& dc : m.device_classes)
+                mapped = mapped || dc == sub.device_class;
+            }
+            if (sub.mode == dra::AllocationMode::kAll) {
+              why = "allocationMode All is not supported";
+            } else if (!mapped) {
+              why = fmt::format("DeviceClass {} is not mapped in deviceClassMappings",
+                                sub.device_class);
+            }
+          }
+          if (!why.empty()) {
+            fail_at(location_of(p.source),
+                    fmt::format("{} claims ResourceClaimTemplate {} whose request {}: {}; Kueue "
+                                "leaves such a workload inadmissible",
+                                p.name, c.name, r.name, why));
+          }
+        }
+      }
+    }
+  };
+  for (const PodSpec& p : world.pods)
+    check_claims(p, find_lq(p.namespace_, p.queue));
+  for (const JobSpec& j : world.jobs) {
+    PodSpec probe = j.pod_template;
+    probe.name = "job " + j.name;
+    probe.source = j.source;
+    check_claims(probe, find_lq(j.pod_template.namespace_, j.queue));
+  }
   // 3. Pod groups become gangs; with gangJobs, so do managed Jobs of more than one pod.
   std::map<std::pair<std::string, std::string>, GangId> pod_groups;
   std::map<GangId, std::pair<std::int32_t, const PodSpec*>> group_totals;  // total, first giver
@@ -742,19 +794,65 @@ bool feature_enabled(MapReader& section, const char* feature, SettingsSource fro
 
 // resources.transformations[] (Kueue's Configuration API: input, strategy Retain|Replace,
 // outputs as a resource -> quantity per unit of input, multiplyBy). Each input at most once.
+// resources.deviceClassMappings, checked as Kueue's config validation does
+// (pkg/config/validation.go, validateDeviceClassMappings): at most 16 mappings, each a unique
+// resource name with 1 to 8 device class names; a class is mapped once.
+void load_device_class_mappings(const YamlNode& list, KueueSettings& s, WorldBuilder& b,
+                                std::vector<std::string>* warnings) {
+  const std::vector<YamlNode> items = list.seq();
+  if (items.size() > 16) {
+    list.fail(fmt::format("{} deviceClassMappings; Kueue allows at most 16", items.size()));
+  }
+  std::map<std::string, InputLocation> names, classes;
+  for (const YamlNode& item : items) {
+    MapReader mm = item.map();
+    DeviceClassMappingSpec d;
+    d.where = item.where();
+    const YamlNode name = mm.req("name");
+    const std::string n = name.str();
+    check_resource_name(n, name);
+    if (auto it = names.find(n); it != names.end()) {
+      name.fail(
+          fmt::format("resource {} is mapped twice (first at {})", n, short_location(it->second)));
+    }
+    names.emplace(n, name.where());
+    d.resource = b.resource(n, name.where());
+    const YamlNode cls = mm.req("deviceClassNames");
+    const std::vector<YamlNode> cl = cls.seq();
+    if (cl.empty()) cls.fail("at least one device class name is required");
+    if (cl.size() > 8)
+      cls.fail(fmt::format("{} device class names; Kueue allows at most 8", cl.size()));
+    for (const YamlNode& c : cl) {
+      const std::string dc = c.str();
+      if (auto p = label_key_problem(dc); !p.empty()) {
+        c.fail(fmt::format("'{}' is not a valid device class name: {}", dc, p));
+      }
+      if (auto it = classes.find(dc); it != classes.end()) {
+        c.fail(fmt::format("device class {} is mapped twice (first at {})", dc,
+                           short_location(it->second)));
+      }
+      classes.emplace(dc, c.where());
+      d.device_classes.push_back(dc);
+    }
+    if (auto src = mm.opt("sources")) {
+      warn(warnings, *src,
+           "deviceClassMappings sources (counters, consumable capacity) are not modelled: each "
+           "device is charged as one unit");
+    }
+    mm.finish();
+    s.device_class_mappings.push_back(std::move(d));
+  }
+}
+
 void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& b) {
   std::map<std::string, InputLocation> seen;
   for (const YamlNode& item : list.seq()) {
     MapReader tm = item.map();
     ResourceTransformationSpec t;
     t.where = item.where();
-    auto resource_name = [&](const YamlNode& n) {
+    auto resource_name = [](const YamlNode& n) {
       const std::string name = n.str();
-      if (auto p = label_key_problem(name); !p.empty()) {
-        n.fail(fmt::format(
-            "'{}' is not a valid resource name (a qualified name, like cpu or nvidia.com/gpu): {}",
-            name, p));
-      }
+      check_resource_name(name, n);
       return name;
     };
     const YamlNode input = tm.req("input");
@@ -773,9 +871,7 @@ void load_transformations(const YamlNode& list, KueueSettings& s, WorldBuilder& 
     if (auto mb = tm.opt("multiplyBy")) t.multiply_by = b.resource(resource_name(*mb), mb->where());
     if (auto outs = tm.opt("outputs")) {
       for (const auto& [name, value] : outs->entries()) {
-        if (auto p = label_key_problem(name); !p.empty()) {
-          value.fail(fmt::format("'{}' is not a valid resource name: {}", name, p));
-        }
+        check_resource_name(name, value);
         // The factor exactly, in capsim's units of the output (millicores for cpu) x 10^k, with
         // the largest k <= 9 that fits (a huge factor keeps fewer decimals, rounded up).
         const int unit = name == "cpu" ? 3 : 0;
@@ -869,10 +965,7 @@ void load_settings_map(MapReader& m, KueueSettings& s, std::vector<std::string>*
       }
     }
     if (auto t = rm.opt("transformations")) load_transformations(*t, s, b);
-    if (auto d = rm.opt("deviceClassMappings")) {
-      warn(warnings, *d,
-           "deviceClassMappings is not modelled: DRA claims are not charged to quota");
-    }
+    if (auto d = rm.opt("deviceClassMappings")) load_device_class_mappings(*d, s, b, warnings);
     rm.finish();
   }
   if (config_file) {

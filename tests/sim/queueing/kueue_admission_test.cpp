@@ -766,3 +766,46 @@ TEST_CASE("resource transformations turn a pod's requests into what it is charge
     CHECK(queueing::charged_pod_requests(s, world.resources, c.pod).items == c.want.items);
   }
 }
+
+TEST_CASE("deviceClassMappings charge the devices of a pod's ResourceClaimTemplates") {
+  // Kueue's pkg/dra/claims.go: only ResourceClaimTemplates count; an ExactCount request of a
+  // mapped DeviceClass adds its count to the mapping's resource; adminAccess adds nothing.
+  World world;
+  const ResourceId gpus = *world.resources.intern("whole-gpus");
+  auto request = [](const char* name, const char* cls, std::int32_t count, bool admin) {
+    dra::Request r;
+    r.name = name;
+    dra::SubRequest sub;
+    sub.name = name;
+    sub.device_class = cls;
+    sub.count = count;
+    sub.admin_access = admin;
+    r.subrequests.push_back(sub);
+    return r;
+  };
+  dra::Claim tmpl;
+  tmpl.name = "two-gpus";
+  tmpl.from_template = true;
+  tmpl.spec.requests = {request("a", "gpu.nvidia.com", 2, false),
+                        request("b", "gpu.nvidia.com", 1, true),
+                        request("c", "mig.nvidia.com", 3, false)};
+  dra::Claim shared = tmpl;
+  shared.name = "shared";
+  shared.from_template = false;
+  world.dra.claims = {tmpl, shared};
+  PodSpec pod;
+  PodClaimRef t;
+  t.template_name = "two-gpus";
+  t.claim = 0;
+  PodClaimRef c;
+  c.claim_name = "shared";
+  c.claim = 1;
+  pod.claims = {t, c};
+  queueing::KueueSettings s;
+  CHECK(queueing::dra_charged_requests(s, world, pod).items.empty());  // no mappings: nothing
+  s.device_class_mappings.push_back({gpus, {"gpu.nvidia.com", "mig.nvidia.com"}, {}});
+  // 2 + 3 from the template; the adminAccess request and the shared claim add nothing.
+  const ResourceList got = queueing::dra_charged_requests(s, world, pod);
+  CHECK(got.get(gpus) == 5);
+  CHECK(got.items.size() == 1);
+}
