@@ -180,15 +180,8 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
   }
   // Nodes rejected with plain Unschedulable might take the pod after evictions; the others
   // ("unresolvable") cannot (nodesWherePreemptionMightHelp).
-  std::int32_t might_help = 0;
-  std::int32_t not_helpful = 0;
-  for (const auto& [node, st] : diagnosis.node_statuses) {
-    if (st.code == fw::Code::kUnschedulable) {
-      ++might_help;
-    } else {
-      ++not_helpful;
-    }
-  }
+  const std::int32_t might_help = diagnosis.unschedulable_nodes;
+  std::int32_t not_helpful = static_cast<std::int32_t>(diagnosis.node_statuses.size()) - might_help;
   if (diagnosis.prefilter_reason != 0) not_helpful = num_nodes;
   std::vector<Candidate> candidates;
   std::int32_t no_victims = 0;

@@ -168,6 +168,9 @@ struct Diagnosis {
   std::vector<std::pair<NodeId, Status>> node_statuses;  // failing nodes only
   std::uint64_t rejector_plugins = 0;                    // bit per plugin index
   ReasonId prefilter_reason = 0;
+  // How many of node_statuses are plain Unschedulable (nodes where preemption might help), set
+  // by the scheduler before PostFilter runs, so a remembered failure is not walked again.
+  std::int32_t unschedulable_nodes = 0;
 };
 
 class Framework;

@@ -236,6 +236,11 @@ ScheduleResult Scheduler::observed_cycle(PodId pod) {
 
 namespace {
 // Whether no node could take the pod whatever other pods do.
+std::int32_t count_unschedulable(const Diagnosis& d) {
+  return static_cast<std::int32_t>(
+      std::count_if(d.node_statuses.begin(), d.node_statuses.end(),
+                    [](const auto& p) { return p.second.code == Code::kUnschedulable; }));
+}
 bool unresolvable_everywhere(std::int32_t num_nodes, const Diagnosis& d) {
   return num_nodes == 0 || d.prefilter_reason != 0 ||
          std::all_of(d.node_statuses.begin(), d.node_statuses.end(), [](const auto& p) {
@@ -255,6 +260,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
   diagnosis_.node_statuses.clear();
   diagnosis_.rejector_plugins = 0;
   diagnosis_.prefilter_reason = 0;
+  diagnosis_.unschedulable_nodes = 0;
   feasible_.clear();
   prefilter_plugin_ = -1;
   post_filter_ran_ = false;
@@ -412,6 +418,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       m.diagnosis.node_statuses.swap(diagnosis_.node_statuses);  // diagnosis_ is cleared next cycle
       m.diagnosis.rejector_plugins = diagnosis_.rejector_plugins;
       m.diagnosis.prefilter_reason = 0;
+      m.diagnosis.unschedulable_nodes = count_unschedulable(m.diagnosis);
       m.evaluated = result.evaluated_nodes;
       m.message = fit_error_counts(num_nodes, m.diagnosis);
       m.unresolvable = unresolvable_everywhere(num_nodes, m.diagnosis);
@@ -427,6 +434,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
   if (feasible_.empty()) {
     std::string post_msg;
     if (fw_->has_post_filter()) {
+      if (diag_ == &diagnosis_) diagnosis_.unschedulable_nodes = count_unschedulable(diagnosis_);
       PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, *diag_, snap_);
       post_msg = std::move(pf.message);
       post_filter_ran_ = true;
