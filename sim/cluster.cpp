@@ -238,8 +238,7 @@ void Cluster::set_absent(NodeId node, bool absent) {
   populate(n);
   refresh_spec(n);
   if (!absent) account_node(n, +1);
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 NodeInfo Cluster::template_node(NodeId node) const {
@@ -671,8 +670,7 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   }
   totals_.gpu_memory_used_mib += mem_used / kMiB;
   ++totals_.pods_running;
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::unbind(PodId pod) {
@@ -723,8 +721,7 @@ void Cluster::unbind(PodId pod) {
   ps.claim_units = 0;
   totals_.gpu_memory_used_mib -= mem_used / kMiB;
   --totals_.pods_running;
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::begin_reconfigure(NodeId node, std::uint16_t gpu) {
@@ -740,8 +737,7 @@ void Cluster::begin_reconfigure(NodeId node, std::uint16_t gpu) {
   account_mig(n, gpu, +1);
   recompute_allocatable(n);
   refresh_gpu(n, gpu);
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::end_reconfigure(NodeId node, std::uint16_t gpu, const GpuLayout& layout) {
@@ -756,8 +752,7 @@ void Cluster::end_reconfigure(NodeId node, std::uint16_t gpu, const GpuLayout& l
   account_mig(n, gpu, +1);
   recompute_allocatable(n);
   refresh_gpu(n, gpu);
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed) {
@@ -777,8 +772,7 @@ void Cluster::set_gpu_failed(NodeId node, std::uint16_t gpu, bool failed) {
   account_mig(n, gpu, +1);
   recompute_allocatable(n);
   refresh_gpu(n, gpu);
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::refresh_spec(NodeInfo& n) {
@@ -817,8 +811,7 @@ void Cluster::set_node_down(NodeId node, bool down) {
   n.down = down;
   refresh_spec(n);
   ++n.generation;
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::set_cordoned(NodeId node, bool cordoned) {
@@ -828,8 +821,7 @@ void Cluster::set_cordoned(NodeId node, bool cordoned) {
   n.cordoned = cordoned;
   refresh_spec(n);
   ++n.generation;
-  ++generation_;
-  refresh_quick(n);
+  changed(n);
 }
 
 void Cluster::check_invariants() const {

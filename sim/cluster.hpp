@@ -129,7 +129,18 @@ class Cluster {
   // The extended resource QuickNode::device counts: the one with the most allocatable over all
   // nodes when the cluster was built (the lowest id on ties); kNoResource if there is none.
   ResourceId quick_device() const { return quick_device_; }
+  // Bumped by every change a Filter plugin could see (a bind, a release, a node's state).
   std::uint64_t generation() const { return generation_; }
+  // How many of the latest generation bumps remember their node (changed_since).
+  static constexpr std::size_t kChangeLog = 256;
+  // Appends to `out` the node of every generation bump after `since` (a node may repeat); false
+  // when more than kChangeLog bumps came after it, so the log no longer holds them all.
+  bool changed_since(std::uint64_t since, std::vector<NodeId>& out) const {
+    if (since > generation_ || generation_ - since > kChangeLog) return false;
+    for (std::uint64_t g = since + 1; g <= generation_; ++g)
+      out.push_back(change_log_[g % kChangeLog]);
+    return true;
+  }
   // Whether any pod bound to a node (running, restarting or terminating) has a priority below
   // `priority`: if none has, no node offers a preemptor of that priority a victim.
   bool any_bound_below(std::int32_t priority) const {
@@ -237,6 +248,13 @@ class Cluster {
   std::vector<SharedClaimState> shared_claims_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;
+  std::array<NodeId, kChangeLog> change_log_{};  // the node of bump g at g % kChangeLog
+  // Every change a Filter plugin could see on node `n`: a new generation, and its QuickNode.
+  void changed(NodeInfo& n) {
+    ++generation_;
+    change_log_[generation_ % kChangeLog] = n.id;
+    refresh_quick(n);
+  }
 };
 
 // The device units a GPU offers under `config` with `layout`, as NVIDIA's device plugin

@@ -87,11 +87,9 @@ std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
 }
 
 std::string Scheduler::fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const {
-  std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
-  if (d.prefilter_reason != 0) msg += fmt::format(" {}.", reasons_->text(d.prefilter_reason));
   // Nodes per reason; a failed cycle has a handful of distinct reasons, so a short list beats a
-  // map. Its order does not matter: the parts are sorted as strings below.
-  std::vector<std::pair<ReasonId, int>> histogram;
+  // map. Its order does not matter: the parts are sorted as strings.
+  std::vector<std::pair<ReasonId, std::int32_t>> histogram;
   for (const auto& [node, st] : d.node_statuses) {
     for (std::uint8_t i = 0; i < st.count; ++i) {
       const ReasonId r = st.reasons[i];
@@ -104,10 +102,19 @@ std::string Scheduler::fit_error_counts(std::int32_t num_nodes, const Diagnosis&
       }
     }
   }
+  return format_counts(num_nodes, d.prefilter_reason, histogram);
+}
+
+std::string Scheduler::format_counts(
+    std::int32_t num_nodes, ReasonId prefilter_reason,
+    const std::vector<std::pair<ReasonId, std::int32_t>>& by_reason) const {
+  std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
+  if (prefilter_reason != 0) msg += fmt::format(" {}.", reasons_->text(prefilter_reason));
   std::vector<std::string> parts;
-  parts.reserve(histogram.size());
-  for (const auto& [r, n] : histogram)
-    parts.push_back(fmt::format("{} {}", n, reasons_->text(r)));
+  parts.reserve(by_reason.size());
+  for (const auto& [r, n] : by_reason) {
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, reasons_->text(r)));
+  }
   std::sort(parts.begin(), parts.end());  // sort.Strings, as upstream
   if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
   return msg;
@@ -141,11 +148,77 @@ std::uint64_t Scheduler::likeness_hash(const PodSpec& spec) {
 Scheduler::FailureMemo* Scheduler::find_memo(const PodSpec& spec, std::uint64_t hash) {
   for (std::size_t i = 0; i < memo_count_; ++i) {
     FailureMemo& m = memos_[i];
-    if (m.hash != hash || m.skipped != state_.skip_filter()) continue;
+    if (!m.valid || m.hash != hash || m.skipped != state_.skip_filter()) continue;
     const PodSpec& other = cluster_->spec(m.pod);
     if (other.priority == spec.priority && fw_->filters_alike(state_, other, spec)) return &m;
   }
   return nullptr;
+}
+
+Scheduler::FailureMemo* Scheduler::memo_slot() {
+  FailureMemo* oldest = nullptr;
+  for (std::size_t i = 0; i < memo_count_; ++i) {
+    FailureMemo& m = memos_[i];
+    if (!m.valid) return &m;
+    if (oldest == nullptr || m.generation < oldest->generation) oldest = &m;
+  }
+  if (memo_count_ < kMaxMemos) {
+    if (memo_count_ == memos_.size()) memos_.emplace_back();
+    return &memos_[memo_count_++];
+  }
+  return oldest;
+}
+
+void Scheduler::FailureMemo::tally(const Status& s, std::int32_t sign) {
+  for (std::uint8_t i = 0; i < s.count; ++i) {
+    const ReasonId r = s.reasons[i];
+    auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                           [r](const auto& h) { return h.first == r; });
+    if (it == by_reason.end()) {
+      by_reason.emplace_back(r, sign);
+    } else {
+      it->second += sign;
+    }
+  }
+  if (s.plugin >= 0) by_plugin[static_cast<std::size_t>(s.plugin)] += sign;
+  if (s.code == Code::kUnschedulableAndUnresolvable) unresolvable_nodes += sign;
+  if (s.code == Code::kUnschedulable) diagnosis.unschedulable_nodes += sign;
+}
+
+void Scheduler::finish_memo(FailureMemo& m, std::int32_t num_nodes) const {
+  m.diagnosis.rejector_plugins = 0;
+  for (std::size_t p = 0; p < kMaxPlugins; ++p) {
+    if (m.by_plugin[p] > 0) m.diagnosis.rejector_plugins |= std::uint64_t{1} << p;
+  }
+  m.message = format_counts(num_nodes, 0, m.by_reason);
+  // unresolvable_everywhere: every node's status is UnschedulableAndUnresolvable.
+  m.unresolvable =
+      m.unresolvable_nodes == static_cast<std::int32_t>(m.diagnosis.node_statuses.size());
+  m.counted = false;
+  m.reason_counts.clear();
+}
+
+bool Scheduler::refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec) {
+  const auto& nodes = cluster_->nodes();
+  const std::size_t n = nodes.size();
+  if (m.diagnosis.node_statuses.size() != n) return false;
+  changed_.clear();
+  if (!cluster_->changed_since(m.generation, changed_)) return false;
+  fw_->prepare_quick(state_, spec, cluster_->quick_device());
+  quick_ready_ = true;
+  for (NodeId id : changed_) {
+    Status s = filter_with_nominated(pod, spec, nodes[id]);
+    if (!s.is_rejection()) return false;  // it passes (or errs): the cycle runs in full
+    auto& [node, status] = m.diagnosis.node_statuses[(id + n - m.start) % n];
+    CAPSIM_CHECK(node == id, "a remembered diagnosis is out of evaluation order");
+    m.tally(status, -1);
+    status = s;
+    m.tally(s, +1);
+  }
+  m.generation = cluster_->generation();
+  finish_memo(m, static_cast<std::int32_t>(n));
+  ++refreshed_failures_;
+  return true;
 }
 
 void Scheduler::count_reasons(const Diagnosis& d) {
@@ -305,15 +378,28 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       fw_->config().use_quick_checks && !state_.explain() && nominated == kNoNode && num_nodes > 0;
   std::uint64_t likeness = 0;
   if (memo_on) {
-    if (memo_generation_ != cluster_->generation() || memo_nominations_ != nominations_version_ ||
-        memo_start_ != next_start_node_index_) {
-      memo_count_ = 0;
-      memo_generation_ = cluster_->generation();
+    if (memo_nominations_ != nominations_version_) {
+      for (std::size_t i = 0; i < memo_count_; ++i)
+        memos_[i].valid = false;
       memo_nominations_ = nominations_version_;
-      memo_start_ = next_start_node_index_;
     }
     likeness = likeness_hash(spec);
     memo_ = find_memo(spec, likeness);
+    if (memo_ != nullptr && memo_->start != next_start_node_index_) {
+      // A cycle from another start evaluates the same nodes, in an order rotated to begin there.
+      auto& st = memo_->diagnosis.node_statuses;
+      const std::size_t n = st.size();
+      std::rotate(
+          st.begin(),
+          st.begin() + static_cast<std::ptrdiff_t>((next_start_node_index_ + n - memo_->start) % n),
+          st.end());
+      memo_->start = next_start_node_index_;
+    }
+    if (memo_ != nullptr && memo_->generation != cluster_->generation() &&
+        !refresh_memo(*memo_, pod, spec)) {
+      memo_->valid = false;
+      memo_ = nullptr;
+    }
   }
   if (memo_ != nullptr) {
     ++remembered_failures_;
@@ -409,21 +495,27 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       }
     }
     // Remember this failure for alike pods.
-    if (memo_on && feasible_.empty() && memo_count_ < kMaxMemos) {
-      if (memo_count_ == memos_.size()) memos_.emplace_back();
-      FailureMemo& m = memos_[memo_count_++];
+    if (memo_on && feasible_.empty()) {
+      FailureMemo& m = *memo_slot();
+      m.valid = true;
       m.pod = pod;
       m.hash = likeness;
+      m.generation = cluster_->generation();
+      m.start = next_start_node_index_;  // a failure processed every node: unchanged
       m.skipped = state_.skip_filter();
       m.diagnosis.node_statuses.swap(diagnosis_.node_statuses);  // diagnosis_ is cleared next cycle
-      m.diagnosis.rejector_plugins = diagnosis_.rejector_plugins;
       m.diagnosis.prefilter_reason = 0;
-      m.diagnosis.unschedulable_nodes = count_unschedulable(m.diagnosis);
+      m.diagnosis.unschedulable_nodes = 0;
+      m.by_reason.clear();
+      m.by_plugin.fill(0);
+      m.unresolvable_nodes = 0;
+      for (const auto& [node, st] : m.diagnosis.node_statuses)
+        m.tally(st, +1);
       m.evaluated = result.evaluated_nodes;
-      m.message = fit_error_counts(num_nodes, m.diagnosis);
-      m.unresolvable = unresolvable_everywhere(num_nodes, m.diagnosis);
-      m.counted = false;
-      m.reason_counts.clear();
+      finish_memo(m, num_nodes);
+      CAPSIM_CHECK(m.diagnosis.rejector_plugins == diagnosis_.rejector_plugins &&
+                       m.unresolvable == unresolvable_everywhere(num_nodes, m.diagnosis),
+                   "a remembered failure's tallies disagree with its statuses");
       memo_ = &m;
       diag_ = &m.diagnosis;
     }

@@ -9,6 +9,7 @@
 // The Scheduler does not change the cluster; it returns a decision the Simulation applies.
 #pragma once
 
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <span>
@@ -115,6 +116,8 @@ class Scheduler {
   std::string fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const;
   // How many cycles ended with a failure remembered from an earlier, alike pod (failure memo).
   std::uint64_t remembered_failures() const { return remembered_failures_; }
+  // How many of those first brought the memo up to date with the nodes that changed since.
+  std::uint64_t refreshed_failures() const { return refreshed_failures_; }
 
  private:
   // Runs the filters, with the pods nominated to the node counted as placed; uses the node's
@@ -125,28 +128,53 @@ class Scheduler {
 
   // The failure memo. A cycle in which no node passed the filters is remembered with its
   // diagnosis and message. A later cycle reuses them instead of filtering every node again when
-  // nothing the filters read can have changed: the cluster's generation, the nominations and
-  // the start index are the same, its pod holds no nomination, has the priority of the
-  // remembered pod (nominated pods count by priority), PreFilter skipped the same Filter
-  // plugins, and every Filter plugin that runs says the two pods filter alike
-  // (FilterPlugin::filters_alike: it reads only the pod and the node). Such a cycle would have
-  // evaluated the same nodes in the same order with the same statuses, so its diagnosis, message
-  // and everything PostFilter does with them are the same. Off with use_quick_checks = false and
-  // for explained cycles, so the reference path never takes it.
+  // its pod holds no nomination, the nominations are the same, the pod has the priority of the
+  // remembered pod (nominated pods count by priority), PreFilter skipped the same Filter plugins,
+  // and every Filter plugin that runs says the two pods filter alike (FilterPlugin::filters_alike:
+  // it reads only the pod and the node). Off with use_quick_checks = false and for explained
+  // cycles, so the reference path never takes it.
+  //
+  // Such a cycle evaluates every node, as the remembered one did, and each node that has not
+  // changed since gives it the same status. So: if the start index moved, the statuses are
+  // rotated to the new evaluation order; if the cluster's generation moved, the nodes that
+  // changed (Cluster::changed_since) are filtered again for the new pod and their statuses
+  // replaced. If one of them now passes (or the change log no longer reaches back), the memo is
+  // dropped and the cycle runs in full. The result is the diagnosis, message and order a full
+  // cycle would make, so everything PostFilter does with them is the same. The counts the
+  // message is made of are kept with the statuses.
   struct FailureMemo {
-    PodId pod = kNoPod;      // the pod whose cycle filled it
-    std::uint64_t hash = 0;  // likeness_hash of its spec
+    bool valid = false;
+    PodId pod = kNoPod;            // the pod whose cycle filled it
+    std::uint64_t hash = 0;        // likeness_hash of its spec
+    std::uint64_t generation = 0;  // the cluster's when its statuses were last made
+    std::size_t start = 0;         // the start index its statuses are in evaluation order from
     std::bitset<kMaxPlugins> skipped;
-    Diagnosis diagnosis;
+    Diagnosis diagnosis;  // a status for every node, in evaluation order from `start`
     std::int32_t evaluated = 0;
     std::string message;  // fit_error_counts
     bool unresolvable = false;
     bool counted = false;  // reason_counts is filled
     std::vector<ReasonCount> reason_counts;
+    // What the message and flags are made of: nodes per reason, statuses per rejecting plugin,
+    // unresolvable statuses.
+    std::vector<std::pair<ReasonId, std::int32_t>> by_reason;
+    std::array<std::int32_t, kMaxPlugins> by_plugin{};
+    std::int32_t unresolvable_nodes = 0;
+    void tally(const Status& s, std::int32_t sign);
   };
   static constexpr std::size_t kMaxMemos = 32;
   static std::uint64_t likeness_hash(const PodSpec& spec);
   FailureMemo* find_memo(const PodSpec& spec, std::uint64_t hash);
+  // Brings a memo made at an older generation up to date for `pod` (see FailureMemo); false
+  // when it cannot stand for this cycle (a changed node passes, or too much changed).
+  bool refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec);
+  // The message, flags and counts of a memo from its tallies.
+  void finish_memo(FailureMemo& m, std::int32_t num_nodes) const;
+  // The slot a new memo goes in: a free one, else the one made longest ago.
+  FailureMemo* memo_slot();
+  // "0/N nodes are available: ..." from nodes per reason (the parts sorted as strings).
+  std::string format_counts(std::int32_t num_nodes, ReasonId prefilter_reason,
+                            const std::vector<std::pair<ReasonId, std::int32_t>>& by_reason) const;
   // The reason counts of a failed cycle's diagnosis, into reason_counts_.
   void count_reasons(const Diagnosis& d);
 
@@ -161,16 +189,16 @@ class Scheduler {
   std::unordered_map<NodeId, std::vector<PodId>> nominated_by_node_;
   std::unordered_map<PodId, NodeId> nomination_;
   std::uint64_t nominations_version_ = 0;  // bumped whenever a nomination is made or cleared
-  // Failure memos, valid for memo_generation_ / memo_nominations_ / memo_start_ (memo_count_ of
-  // memos_ are in use).
+  // Failure memos, valid for memo_nominations_ (memo_count_ of memos_ have been used; those not
+  // `valid` are free).
   std::vector<FailureMemo> memos_;
   std::size_t memo_count_ = 0;
-  std::uint64_t memo_generation_ = ~std::uint64_t{0};
   std::uint64_t memo_nominations_ = ~std::uint64_t{0};
-  std::size_t memo_start_ = ~std::size_t{0};
   FailureMemo* memo_ = nullptr;      // the memo this cycle's failure reads (or filled)
   const Diagnosis* diag_ = nullptr;  // this cycle's diagnosis: diagnosis_ or memo_->diagnosis
   std::uint64_t remembered_failures_ = 0;
+  std::uint64_t refreshed_failures_ = 0;
+  std::vector<NodeId> changed_;  // refresh_memo's nodes that changed
   // Reused buffers.
   std::vector<NodeId> feasible_;
   std::vector<std::int64_t> totals_;

@@ -281,7 +281,8 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
 
 TEST_CASE("failures remembered from alike pods change no decision or message") {
   // A full cluster and a backlog of pods of a few shapes, retried in rounds as a congested run
-  // retries them: every round tries each waiting pod in order, binds those that fit, carries out
+  // retries them (memos outlive binds and releases: they are refreshed from the changed nodes):
+  // every round tries each waiting pod in order, binds those that fit, carries out
   // any preemption (nomination, victims released and waiting again) and then releases the ten
   // longest-running pods. With the failure memo (fast) and with every node filtered every time
   // (slow), every outcome, message, victim and count must agree.
@@ -382,4 +383,7 @@ TEST_CASE("failures remembered from alike pods change no decision or message") {
   // Most failures were answered from the memo; the reference path never uses it.
   CHECK(fast->sched->remembered_failures() > static_cast<std::uint64_t>(failed) / 2);
   CHECK(slow->sched->remembered_failures() == 0);
+  // Some were memos made before a bind or release, brought up to date with the changed nodes.
+  CHECK(fast->sched->refreshed_failures() > 0);
+  CHECK(fast->sched->refreshed_failures() < fast->sched->remembered_failures());
 }
