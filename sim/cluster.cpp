@@ -340,6 +340,7 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   q.cpu = n.free(kCpu);
   q.memory = n.free(kMemory);
   q.device = quick_device_ == kNoResource ? 0 : static_cast<std::int32_t>(n.free(quick_device_));
+  q.units = quick_device_ == kNoResource ? 0 : free_units(n, quick_device_);
   q.pods = static_cast<std::int32_t>(n.free(kPods));
   q.whole_gpus = n.free_whole_gpus;
   q.max_share_left = 0;
@@ -359,6 +360,14 @@ std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding&
   if (!h.pooled()) return node.units[h.unit].memory_limit;
   const GpuModelInfo* m = gpu_model(node);
   return m ? m->memory_bytes / 1000 * h.milli : 0;
+}
+
+std::int32_t free_units(const NodeInfo& node, ResourceId resource) {
+  std::int32_t n = 0;
+  for (const DeviceUnit& u : node.units) {
+    if (u.resource == resource && whole_unit_free(node, u)) n += u.replicas - u.used;
+  }
+  return n;
 }
 
 Holding replica_of(const NodeInfo& n, std::uint16_t unit) {

@@ -64,14 +64,27 @@ struct NodeInfo {
   std::int64_t free(ResourceId r) const { return allocatable[r] - requested[r]; }
 };
 
+// Whether device unit `u` of `node` can be handed out whole to a pod asking for its resource:
+// alive, not published through DRA, a replica left, and, for an exclusive whole GPU, no GPU-share
+// pod on its GPU (GpuDevices' Filter and Reserve).
+inline bool whole_unit_free(const NodeInfo& node, const DeviceUnit& u) {
+  return u.alive() && !u.dra && u.used < u.replicas &&
+         (u.instance >= 0 || u.mode != ShareMode::kExclusive || node.gpus[u.gpu].milli_used == 0);
+}
+// Units of `resource` a pod could still take on `node` (replicas left; whole GPUs only if no
+// GPU-share pod is on them).
+std::int32_t free_units(const NodeInfo& node, ResourceId resource);
+
 // A compact copy of what each node has free, kept in step with NodeInfo by Cluster so that the
 // scheduler can rule out (or, when every filter can tell, accept) nodes without touching their
 // (large) NodeInfo and NodeSpec. 40 bytes a node: 5,000 nodes fit in L2. Of the device
-// resources it counts one, the cluster's most plentiful (Cluster::quick_device()).
+// resources it counts one, the cluster's most plentiful (Cluster::quick_device()), twice: as the
+// scheduler's resource accounting has it (`device`) and as units free to hand out (`units`).
 struct QuickNode {
   std::int64_t cpu = 0;             // allocatable - requested, millicores
   std::int64_t memory = 0;          // bytes
   std::int32_t device = 0;          // quick_device() allocatable - requested
+  std::int32_t units = 0;           // free_units(node, quick_device())
   std::int32_t pods = 0;            // pods that still fit by count
   std::int32_t whole_gpus = 0;      // physical GPUs with nothing on them
   std::int32_t max_share_left = 0;  // the most milli left in any one GPU's share pool

@@ -23,19 +23,26 @@ fw::Status GpuDevices::pre_filter(fw::CycleState& /*state*/, const PodSpec& pod,
   return fw::Status::success();
 }
 
-namespace {
-bool whole_unit_free(const NodeInfo& node, const DeviceUnit& u) {
-  return u.alive() && !u.dra && u.used < u.replicas &&
-         (u.instance >= 0 || u.mode != ShareMode::kExclusive || node.gpus[u.gpu].milli_used == 0);
-}
-}  // namespace
-
-std::int32_t free_units(const NodeInfo& node, ResourceId resource) {
-  std::int32_t n = 0;
-  for (const DeviceUnit& u : node.units) {
-    if (u.resource == resource && whole_unit_free(node, u)) n += u.replicas - u.used;
+void GpuDevices::quick_necessary(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                 fw::QuickRequirement& req) const {
+  // filter() refuses a node with fewer free units of a requested resource.
+  if (is_share_pod(pod)) return;
+  for (const auto& [r, count] : pod.device_requests) {
+    if (r == req.device_resource) req.units = std::max(req.units, count);
   }
-  return n;
+}
+
+bool GpuDevices::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
+                                   fw::QuickRequirement& req) const {
+  // A pod asking for at least one unit of the one device resource the copy counts, and nothing
+  // else: filter() accepts a node with that many free units (so it has GPUs) of a model the pod
+  // allows.
+  if (is_share_pod(pod) || pod.device_requests.size() != 1) return false;
+  const auto& [r, count] = pod.device_requests.front();
+  if (r != req.device_resource || count < 1) return false;
+  req.units = count;
+  if (!pod.gpu_models.empty()) req.models = &pod.gpu_models;
+  return true;
 }
 
 namespace {

@@ -36,6 +36,10 @@ class GpuDevices final : public fw::Plugin,
                         const fw::Snapshot& snap) override;
   fw::Status filter(const fw::CycleState& state, const PodSpec& pod,
                     const NodeInfo& node) const override;
+  void quick_necessary(const fw::CycleState& state, const PodSpec& pod,
+                       fw::QuickRequirement& req) const override;
+  bool quick_requirement(const fw::CycleState& state, const PodSpec& pod,
+                         fw::QuickRequirement& req) const override;
   // Reads the pod's device requests, allowed models and GPU share, and the node's devices.
   bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
     return a.device_requests == b.device_requests && a.gpu_models == b.gpu_models &&
@@ -55,8 +59,4 @@ class GpuDevices final : public fw::Plugin,
 // free, else the lowest free indices. Appends one replica of each; false if fewer are free.
 bool pick_whole_gpu_units(const NodeInfo& node, ResourceId resource, std::int32_t count,
                           std::vector<Holding>& out);
-// Units of `resource` a pod could still take on `node` (replicas left; whole GPUs only if no
-// GPU-share pod is on them).
-std::int32_t free_units(const NodeInfo& node, ResourceId resource);
-
 }  // namespace capsim::plugins

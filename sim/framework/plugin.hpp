@@ -98,6 +98,7 @@ struct QuickRequirement {
   std::int64_t cpu = 0;
   std::int64_t memory = 0;
   std::int32_t device = 0;                          // device_resource free
+  std::int32_t units = 0;                           // device_resource units free to hand out
   std::int32_t pods = 0;                            // pod slots free
   std::int32_t whole_gpus = 0;                      // physical GPUs free
   std::int32_t share_left = 0;                      // milli left in the emptiest GPU's pool
@@ -109,7 +110,7 @@ struct QuickRequirement {
   bool met_by(const QuickNode& q) const {
     // Amounts first, then flags: the common rejections are cheap and branch-light.
     const bool amounts = (q.cpu >= cpu) & (q.memory >= memory) & (q.device >= device) &
-                         (q.pods >= pods) & (q.whole_gpus >= whole_gpus) &
+                         (q.units >= units) & (q.pods >= pods) & (q.whole_gpus >= whole_gpus) &
                          (q.max_share_left >= share_left);
     if (!amounts) return false;
     if ((schedulable && q.unschedulable) || (untainted && q.hard_taints) ||
@@ -125,6 +126,7 @@ struct QuickRequirement {
     cpu = std::max(cpu, o.cpu);
     memory = std::max(memory, o.memory);
     device = std::max(device, o.device);
+    units = std::max(units, o.units);
     pods = std::max(pods, o.pods);
     whole_gpus = std::max(whole_gpus, o.whole_gpus);
     share_left = std::max(share_left, o.share_left);

@@ -181,11 +181,17 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
         nb.add();
       }
       for (int i = 0; i < 600; ++i) {
-        r->tw.pod("p" + std::to_string(i))
-            .cpu(std::to_string(1 + rng.below(16)))
-            .memory(std::to_string(1 + rng.below(64)) + "Gi")
-            .gpus(static_cast<std::int32_t>(rng.below(3) == 0 ? 0 : 1u << rng.below(4)))
-            .add();
+        auto pb = r->tw.pod("p" + std::to_string(i))
+                      .cpu(std::to_string(1 + rng.below(16)))
+                      .memory(std::to_string(1 + rng.below(64)) + "Gi");
+        // GPU-share pods make whole GPUs unavailable that the scheduler's accounting still counts
+        // as free, which GpuDevices' quick requirement (free units) must see.
+        if (rng.below(6) == 0) {
+          pb.gpu_milli(static_cast<std::int32_t>(100 + 100 * rng.below(9)));
+        } else {
+          pb.gpus(static_cast<std::int32_t>(rng.below(3) == 0 ? 0 : 1u << rng.below(4)));
+        }
+        pb.add();
       }
       r->start("default-scheduler", quick);
       return r;
