@@ -1048,6 +1048,26 @@ std::vector<Row> rows() {
        65,
        "unknown sharing resource 'nvidia.com/gpu.shard'",
        "out.db"},
+      {"a resource a few edits from nvidia.com/gpu",
+       {{"pods.yaml",
+         "apiVersion: v1\nkind: Pod\nmetadata: {name: m0, annotations: {capsim.io/duration: "
+         "10m}}\nspec:\n  containers:\n    - name: main\n      resources: {limits: "
+         "{nvidia.com/gpus: 1}}\n"}},
+       "",
+       "{capsim} run --quiet traced.yaml -o out.db",
+       65,
+       "unknown GPU resource 'nvidia.com/gpus' (did you mean 'nvidia.com/gpu'?)",
+       "out.db"},
+      {"a misspelt nvidia.com/gpu in another domain",
+       {{"pods.yaml",
+         "apiVersion: v1\nkind: Pod\nmetadata: {name: m0, annotations: {capsim.io/duration: "
+         "10m}}\nspec:\n  containers:\n    - name: main\n      resources: {limits: "
+         "{nvida.com/gpu: 1}}\n"}},
+       "",
+       "{capsim} run --quiet traced.yaml -o out.db",
+       65,
+       "unknown GPU resource 'nvida.com/gpu' (did you mean 'nvidia.com/gpu'?)",
+       "out.db"},
 
       // 9. Stopped mid-run: nothing under the final name, an older report kept.
       {"SIGINT mid-run",

@@ -81,6 +81,20 @@ ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& 
                                "nvidia.com/gpu.shared, nvidia.com/mig-<profile>)",
                                name));
   }
+  // A name a few edits from nvidia.com/gpu (nvidia.com/gpus, nvida.com/gpu, NVIDIA.com/GPU) is a
+  // typo of it. Other names, in NVIDIA's domain too (the Network Operator's SR-IOV resources),
+  // are extended resources as Kubernetes has them.
+  const bool known_gpu = name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+                         name.rfind("nvidia.com/mig-", 0) == 0;
+  if (!known_gpu && !world_->resources.find(name) &&
+      !closest_names(name, {"nvidia.com/gpu"}).empty()) {
+    fail_at(where,
+            fmt::format("unknown GPU resource '{}'{}: NVIDIA's device plugin advertises "
+                        "nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing and MPS with "
+                        "renameByDefault) and nvidia.com/mig-<profile>; a pod asking for a "
+                        "resource no node offers would wait forever",
+                        name, did_you_mean(name, {"nvidia.com/gpu", "nvidia.com/gpu.shared"})));
+  }
   auto id = world_->resources.intern(name);
   if (!id) {
     fail_at(where,
