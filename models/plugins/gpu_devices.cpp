@@ -25,7 +25,9 @@ fw::Status GpuDevices::pre_filter(fw::CycleState& /*state*/, const PodSpec& pod,
 
 void GpuDevices::quick_necessary(const fw::CycleState& /*state*/, const PodSpec& pod,
                                  fw::QuickRequirement& req) const {
-  // filter() refuses a node with fewer free units of a requested resource.
+  // filter() refuses a node of a model the pod does not allow (or without GPUs), and one with
+  // fewer free units of a requested resource.
+  if (!pod.gpu_models.empty()) req.models = &pod.gpu_models;
   if (is_share_pod(pod)) return;
   for (const auto& [r, count] : pod.device_requests) {
     if (r == req.device_resource) req.units = std::max(req.units, count);
