@@ -303,6 +303,7 @@ int import_job_log(const std::vector<std::string>& args) {
                                    format_names(TraceImporter::kJobLog)));
     }
     if (out.empty()) throw UsageError("-o OUT.csv is required");
+    refuse_output_over_inputs("output", out, {{"input", input}});
     RealFiles files;
     JobTraceRead read = read_job_trace(files, format, input);
     if (max_jobs > 0 && read.rows.size() > max_jobs) read.rows.resize(max_jobs);
@@ -397,6 +398,14 @@ int import_kubernetes(const std::vector<std::string>& args) {
       if (!o.dump_time) throw UsageError(fmt::format("--at: '{}' is not an RFC 3339 time", at));
     }
     const fs::path dir(out);
+    {
+      // DIR/scenario.yaml and DIR/pods.yaml must not be a dump being read (-o . next to it).
+      std::vector<InputFile> dumps;
+      for (const std::string& f : inputs)
+        dumps.push_back({"dump", f});
+      for (std::string_view written : kDumpOutputNames)
+        refuse_output_over_inputs("output", dir / written, dumps);
+    }
     o.name = name.empty() ? fs::absolute(dir).lexically_normal().filename().string() : name;
     if (o.name.empty()) o.name = "from-cluster";
     RealFiles files;

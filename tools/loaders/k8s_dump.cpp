@@ -1310,8 +1310,8 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       "  - long_running: true\n";
 
   DumpImport r;
-  r.files.push_back({"scenario.yaml", sc});
-  r.files.push_back({"pods.yaml", pods_text});
+  r.files.push_back({std::string(kDumpOutputNames[0]), sc});
+  r.files.push_back({std::string(kDumpOutputNames[1]), pods_text});
   for (DumpOutputFile& f : im.mig_files)
     r.files.push_back(std::move(f));
   r.nodes = nodes.size();

@@ -9,6 +9,7 @@
 // same bytes, whether it was read as YAML or as JSON.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,8 +38,11 @@ struct DumpImportOptions {
   std::string name = "from-cluster";  // the scenario's name
 };
 
+// The files an import writes in its output directory: the scenario, and the pods it names.
+inline constexpr std::array<std::string_view, 2> kDumpOutputNames{"scenario.yaml", "pods.yaml"};
+
 struct DumpOutputFile {
-  std::string name;  // relative to the output directory; the scenario is "scenario.yaml"
+  std::string name;  // one of kDumpOutputNames, relative to the output directory
   std::string text;
 };
 
