@@ -9,6 +9,23 @@
 #include "sim/engine.hpp"
 
 namespace capsim::fw {
+namespace {
+// Adds `delta` to the count of each of the status's reasons. A failed cycle has a handful of
+// distinct reasons, so a short list beats a map; its order does not matter (the message sorts).
+void add_reason_counts(std::vector<std::pair<ReasonId, std::int32_t>>& counts, const Status& s,
+                       std::int32_t delta) {
+  for (std::uint8_t i = 0; i < s.count; ++i) {
+    const ReasonId r = s.reasons[i];
+    auto it =
+        std::find_if(counts.begin(), counts.end(), [r](const auto& c) { return c.first == r; });
+    if (it == counts.end()) {
+      counts.emplace_back(r, delta);
+    } else {
+      it->second += delta;
+    }
+  }
+}
+}  // namespace
 
 std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
   constexpr std::int32_t kMinFeasibleNodesToFind = 100;
@@ -87,21 +104,10 @@ std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
 }
 
 std::string Scheduler::fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const {
-  // Nodes per reason; a failed cycle has a handful of distinct reasons, so a short list beats a
-  // map. Its order does not matter: the parts are sorted as strings.
+  // Nodes per reason.
   std::vector<std::pair<ReasonId, std::int32_t>> histogram;
-  for (const auto& [node, st] : d.node_statuses) {
-    for (std::uint8_t i = 0; i < st.count; ++i) {
-      const ReasonId r = st.reasons[i];
-      auto it = std::find_if(histogram.begin(), histogram.end(),
-                             [r](const auto& h) { return h.first == r; });
-      if (it == histogram.end()) {
-        histogram.emplace_back(r, 1);
-      } else {
-        ++it->second;
-      }
-    }
-  }
+  for (const auto& [node, st] : d.node_statuses)
+    add_reason_counts(histogram, st, 1);
   return format_counts(num_nodes, d.prefilter_reason, histogram);
 }
 
@@ -170,16 +176,7 @@ Scheduler::FailureMemo* Scheduler::memo_slot() {
 }
 
 void Scheduler::FailureMemo::tally(const Status& s, std::int32_t sign) {
-  for (std::uint8_t i = 0; i < s.count; ++i) {
-    const ReasonId r = s.reasons[i];
-    auto it = std::find_if(by_reason.begin(), by_reason.end(),
-                           [r](const auto& h) { return h.first == r; });
-    if (it == by_reason.end()) {
-      by_reason.emplace_back(r, sign);
-    } else {
-      it->second += sign;
-    }
-  }
+  add_reason_counts(by_reason, s, sign);
   if (s.plugin >= 0) by_plugin[static_cast<std::size_t>(s.plugin)] += sign;
   if (s.code == Code::kUnschedulableAndUnresolvable) unresolvable_nodes += sign;
   if (s.code == Code::kUnschedulable) diagnosis.unschedulable_nodes += sign;
@@ -308,12 +305,13 @@ ScheduleResult Scheduler::observed_cycle(PodId pod) {
 }
 
 namespace {
-// Whether no node could take the pod whatever other pods do.
+// Nodes whose status is plain Unschedulable (PostFilter's preemption candidates).
 std::int32_t count_unschedulable(const Diagnosis& d) {
   return static_cast<std::int32_t>(
       std::count_if(d.node_statuses.begin(), d.node_statuses.end(),
                     [](const auto& p) { return p.second.code == Code::kUnschedulable; }));
 }
+// Whether no node could take the pod whatever other pods do.
 bool unresolvable_everywhere(std::int32_t num_nodes, const Diagnosis& d) {
   return num_nodes == 0 || d.prefilter_reason != 0 ||
          std::all_of(d.node_statuses.begin(), d.node_statuses.end(), [](const auto& p) {
