@@ -9,17 +9,15 @@
 #include <utility>
 #include <vector>
 
-#include "fixtures/cli_run.hpp"
-#include "reports/run_reader.hpp"
+#include "fixtures/kueue_jobs.hpp"
 
 namespace capsim {
 
 namespace {
 
-// One A100-80GB node in all-1g.10gb (14 slices, so the node never limits), a ClusterQueue `q`
-// with `credits` GPU credits, and five Jobs of one pod asking for 2 slices (1 credit) for 1h of
-// work on a whole GPU (longer on two 1g slices: docs/sharing.md).
-std::string scenario(const std::string& config, int credits) {
+// One A100-80GB node in all-1g.10gb (14 slices, so the node never limits), and Jobs that run 1h
+// of work on a whole GPU (longer on two 1g slices: docs/sharing.md).
+std::string scenario(const std::string& config) {
   return fmt::format(R"(name: credits
 simulation: {{horizon: 48h, sample_interval: 10m}}
 cluster:
@@ -36,54 +34,15 @@ durations:
 kueue:
   config: '{}'
 )",
-                     config, credits);
+                     config);
 }
 
-std::string queues(int credits) {
-  return fmt::format(R"(apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {{name: gpu}}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {{name: q}}
-spec:
-  namespaceSelector: {{}}
-  resourceGroups:
-  - coveredResources: [credits.capsim.io/gpu]
-    flavors:
-    - name: gpu
-      resources:
-      - {{name: credits.capsim.io/gpu, nominalQuota: {}}}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {{name: q, namespace: default}}
-spec: {{clusterQueue: q}}
-)",
-                     credits);
-}
-
+// Five Jobs of one pod asking for 2 slices (1 credit).
 std::string jobs() {
   std::string out;
   for (int i = 0; i < 5; ++i) {
-    out += fmt::format(R"(---
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: p{}
-  labels: {{kueue.x-k8s.io/queue-name: q}}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: c
-        image: trainer
-        resources:
-          limits: {{nvidia.com/mig-1g.10gb: 2}}
-)",
-                       i);
+    out += testing::queued_job({fmt::format("p{}", i), "", "", "",
+                                testing::container_with_limits("nvidia.com/mig-1g.10gb: 2")});
   }
   return out;
 }
@@ -102,22 +61,16 @@ TEST_SUITE("scenario") {
       CAPTURE(file);
       testing::ScratchDir dir("kueue-transformations");
       const std::string config = testing::source_path(std::string("tests/data/manifests/") + file);
-      testing::write_file(dir.file("scenario.yaml"), scenario(config, 2));
-      testing::write_file(dir.file("queues.yaml"), queues(2));
+      testing::write_file(dir.file("scenario.yaml"), scenario(config));
+      testing::write_file(dir.file("queues.yaml"),
+                          testing::single_queue("credits.capsim.io/gpu", "2"));
       testing::write_file(dir.file("jobs.yaml"), jobs());
-      const auto r = testing::run_capsim(
-          "run '" + dir.file("scenario.yaml") + "' -o '" + dir.file("out.db") + "'", dir);
+      const testing::PodRuns r = testing::run_pods(dir);
       CAPTURE(r.err);
       REQUIRE(r.exit_code == 0);
-      RunReader reader(dir.file("out.db"));
-      auto st = reader.db().prepare(
-          "SELECT coalesce(start_s, -1), coalesce(end_s, -1), status FROM pod WHERE run_id = 1 "
-          "ORDER BY start_s, pod");
-      std::vector<std::pair<double, double>>& run = runs[i++];
-      while (st.step()) {
-        CHECK(st.column_text(2) == "completed");
-        run.emplace_back(st.column_double(0), st.column_double(1));
-      }
+      for (const std::string& status : r.statuses)
+        CHECK(status == "completed");
+      const std::vector<std::pair<double, double>>& run = runs[i++] = r.runs;
       REQUIRE(run.size() == 5);
       CHECK(run[0].first == 0.0);
       CHECK(run[1].first == 0.0);
