@@ -64,6 +64,9 @@ struct JobSpec {
   SimTime arrival = 0;
   std::int32_t parallelism = 1;
   std::int32_t completions = 1;
+  // kueue.x-k8s.io/job-min-parallelism: Kueue may admit the Job with as few as this many pods
+  // (partial admission); 0 when it admits only min(parallelism, completions).
+  std::int32_t min_parallelism = 0;
   PodSpec pod_template;  // name is the prefix; arrival is ignored
   std::string source;
 };

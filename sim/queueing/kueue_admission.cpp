@@ -160,6 +160,12 @@ WorkloadId KueueAdmission::workload_for(PodId pod, std::int32_t lq) {
     w.name = spec.name;
     w.count = 1;
   }
+  // Partial admission is a Job's own (Kueue's Job integration); the loader checked
+  // 0 < job-min-parallelism < count, as Kueue's Job webhook does.
+  w.min_count = w.count;
+  if (spec.workload_group < 0 && spec.job != kNoJob && world_->jobs[spec.job].min_parallelism > 0)
+    w.min_count = world_->jobs[spec.job].min_parallelism;
+  w.admitted_count = w.count;
   w.state = WorkloadState::kWaitingForPods;
   st_.workloads().push_back(std::move(w));
   const WorkloadId id = static_cast<WorkloadId>(st_.workloads().size() - 1);
@@ -178,9 +184,13 @@ bool KueueAdmission::on_pod_pending(PodId pod) {
   switch (w.state) {
     case WorkloadState::kAdmitted:
       // A pod of an admitted workload (a Job's next pod, or one recreated after a pod-level
-      // preemption) goes straight to the scheduler.
-      inject(pod, w);
-      host_->release_to_scheduler(pod);
+      // preemption) goes straight to the scheduler; after a partial admission, when fewer than
+      // the admitted count run.
+      if (w.admitted_count < w.count) {
+        top_up(w);
+      } else {
+        release(pod, w);
+      }
       break;
     case WorkloadState::kWaitingForPods: {
       std::int32_t present = 0;
@@ -243,7 +253,7 @@ void KueueAdmission::on_pod_started(PodId pod) {
   Workload& w = st_.wl(by_pod_[pod]);
   if (w.state != WorkloadState::kAdmitted) return;
   ++w.started_since_admission;
-  if (!w.pods_ready && w.started_since_admission >= w.count) w.pods_ready = true;
+  if (!w.pods_ready && w.started_since_admission >= w.admitted_count) w.pods_ready = true;
 }
 
 void KueueAdmission::on_pod_stopped(PodId pod) {
@@ -259,6 +269,8 @@ void KueueAdmission::on_pod_stopped(PodId pod) {
     finish_eviction(w);
   } else if (w.state == WorkloadState::kAdmitted && all_terminal(w)) {
     finish(w);
+  } else if (w.state == WorkloadState::kAdmitted && w.admitted_count < w.count) {
+    top_up(w);
   }
 }
 
@@ -275,6 +287,32 @@ bool KueueAdmission::holds_node(const Workload& w) const {
 bool KueueAdmission::all_terminal(const Workload& w) const {
   return std::all_of(w.pods.begin(), w.pods.end(),
                      [&](PodId p) { return is_terminal(host_->cluster().pod(p).phase); });
+}
+
+void KueueAdmission::release(PodId pod, const Workload& w) {
+  inject(pod, w);
+  if (released_.size() <= pod) released_.resize(static_cast<std::size_t>(pod) + 1, false);
+  released_[pod] = true;
+  host_->release_to_scheduler(pod);
+}
+
+bool KueueAdmission::released(PodId pod) const {
+  return pod < released_.size() && released_[pod];
+}
+
+void KueueAdmission::top_up(Workload& w) {
+  // A partially admitted Job runs with its parallelism lowered to the admitted count (Kueue's
+  // Job integration, RunWithPodSetsInfo): capsim holds the pods its Job controller made beyond
+  // that and lets them go, oldest first, as released ones end.
+  std::int32_t active = 0;
+  for (PodId p : w.pods)
+    active += released(p) && !is_terminal(host_->cluster().pod(p).phase) ? 1 : 0;
+  for (PodId p : w.pods) {
+    if (active >= w.admitted_count) return;
+    if (host_->cluster().pod(p).phase != PodPhase::kPending || released(p)) continue;
+    release(p, w);
+    ++active;
+  }
 }
 
 void KueueAdmission::inject(PodId pod, const Workload& w) {
@@ -352,6 +390,7 @@ void KueueAdmission::run_cycles() {
 
 void KueueAdmission::nominate(Entry& e) {
   Workload& w = st_.wl(e.wl);
+  e.count = w.count;
   const ClusterQueueSpec& cq = *st_.cq(e.cq).spec;
   const LocalQueueSpec& lq = world_->queues.local_queues[static_cast<std::size_t>(w.local_queue)];
   if (cq.stop_policy != StopPolicy::kNone) {
@@ -393,15 +432,61 @@ void KueueAdmission::nominate(Entry& e) {
     key += fmt::format("|t{}", w.order_time);  // candidates depend on the queue time
   }
   if (auto it = nominations_.find(key); it != nominations_.end()) {
-    e.assignment = it->second.first;
-    e.targets = it->second.second;
+    e.assignment = it->second.assignment;
+    e.targets = it->second.targets;
+    e.count = it->second.count;
     return;
   }
   e.assignment = assign_flavors(st_, preemptor_, w, e.cq);
   if (e.assignment.mode == FitMode::kPreempt) {
     e.targets = preemptor_.targets(w, e.cq, e.assignment.usage, e.assignment.preempt_frs);
   }
-  nominations_.emplace(std::move(key), std::make_pair(e.assignment, e.targets));
+  const bool admissible = e.assignment.mode == FitMode::kFit ||
+                          (e.assignment.mode == FitMode::kPreempt && !e.targets.empty());
+  if (!admissible && w.min_count < w.count) reduce(e, w);
+  nominations_.emplace(std::move(key), Nomination{e.assignment, e.targets, e.count});
+}
+
+void KueueAdmission::reduce(Entry& e, const Workload& w) {
+  // Kueue's getInitialAssignments (pkg/scheduler/scheduler.go) with its PodSetReducer
+  // (pkg/scheduler/flavorassigner/podset_reducer.go), for one pod set: sort.Search over
+  // i in [0, delta], delta = count - min_count, for the smallest i whose count - i pods fit or
+  // can preempt; its assignment is the last successful probe. When none can, the full count's
+  // assignment stays (and so does its message).
+  const std::int32_t delta = w.count - w.min_count;
+  Workload probe = w;
+  for (const auto& [r, v] : w.requests.items) {
+    CAPSIM_CHECK(v % w.count == 0, fmt::format("workload {} requests {} of resource {} for {} pods "
+                                               "that share one template",
+                                               w.name, v, r, w.count));
+  }
+  FlavorAssignment best;
+  std::vector<PreemptionTarget> best_targets;
+  std::int32_t best_count = 0;
+  std::int32_t lo = 0, hi = delta + 1;
+  while (lo < hi) {
+    const std::int32_t i = lo + (hi - lo) / 2;
+    probe.count = w.count - i;
+    probe.requests = {};
+    for (const auto& [r, v] : w.requests.items)
+      probe.requests.set(r, v / w.count * probe.count);
+    FlavorAssignment a = assign_flavors(st_, preemptor_, probe, e.cq);
+    std::vector<PreemptionTarget> targets;
+    if (a.mode == FitMode::kPreempt)
+      targets = preemptor_.targets(probe, e.cq, a.usage, a.preempt_frs);
+    if (a.mode == FitMode::kFit || (a.mode == FitMode::kPreempt && !targets.empty())) {
+      best = std::move(a);
+      best_targets = std::move(targets);
+      best_count = probe.count;
+      hi = i;
+    } else {
+      lo = i + 1;
+    }
+  }
+  if (best_count == 0) return;
+  e.assignment = std::move(best);
+  e.targets = std::move(best_targets);
+  e.count = best_count;
 }
 
 std::string KueueAdmission::nomination_key(const Workload& w, std::int32_t cq) const {
@@ -409,7 +494,7 @@ std::string KueueAdmission::nomination_key(const Workload& w, std::int32_t cq) c
   // (added by the caller when it matters): its queue, priority, pod count and requests, and its
   // pods' placement constraints (as they are while it waits, without any flavor's labels).
   const PodSpec& p = world_->pods[w.pods.front()];
-  std::string k = fmt::format("{}|{}|{}|", cq, w.priority, w.count);
+  std::string k = fmt::format("{}|{}|{}/{}|", cq, w.priority, w.count, w.min_count);
   for (const auto& [r, v] : w.requests.items)
     k += fmt::format("{}:{},", r, v);
   k += '|';
@@ -703,6 +788,7 @@ void KueueAdmission::admit(Entry& e) {
   QuotaTree& tree = st_.tree();
   dequeue(w);
   w.state = WorkloadState::kAdmitted;
+  w.admitted_count = e.count;
   w.usage = e.assignment.usage;
   w.flavors = e.assignment.flavors;
   w.borrowing = e.assignment.borrowing > 0;
@@ -733,20 +819,28 @@ void KueueAdmission::admit(Entry& e) {
   }
   w.last_reason = 0;
   w.last_detail.clear();
+  const std::string partial =
+      w.admitted_count < w.count
+          ? fmt::format(", partially admitted with {} of {} pods (job-min-parallelism {})",
+                        w.admitted_count, w.count, w.min_count)
+          : "";
   note(w, "admitted",
        fmt::format("quota reserved in ClusterQueue {} (flavor {}{}), wait time since queued was "
-                   "{}s{}",
+                   "{}s{}{}",
                    run.spec->name, fmt::join(flavors, ", "), w.borrowing ? ", borrowing" : "",
-                   to_seconds(w.admitted_at - w.order_time), topology_note(w)));
+                   to_seconds(w.admitted_at - w.order_time), partial, topology_note(w)));
   w.last_reason = 0;
   w.last_detail.clear();
   if (world_->queues.settings.wait_for_pods_ready) {
     add_timer(w.admitted_at + world_->queues.settings.pods_ready_timeout, w.id);
   }
+  if (w.admitted_count < w.count) {
+    top_up(w);
+    return;
+  }
   for (PodId p : w.pods) {
     if (host_->cluster().pod(p).phase != PodPhase::kPending) continue;
-    inject(p, w);
-    host_->release_to_scheduler(p);
+    release(p, w);
   }
 }
 
@@ -756,6 +850,7 @@ void KueueAdmission::evict(Workload& w, const std::string& why, bool pods_ready_
   w.evicted_by_timeout = pods_ready_timeout;
   for (PodId p : w.pods) {
     if (!is_terminal(host_->cluster().pod(p).phase)) host_->withdraw(p, why);
+    if (released(p)) released_[p] = false;
   }
   if (!holds_node(w)) finish_eviction(w);
 }
@@ -774,6 +869,7 @@ void KueueAdmission::finish_eviction(Workload& w) {
   w.topology = {};
   w.pods_ready = false;
   w.started_since_admission = 0;
+  w.admitted_count = w.count;  // a requeued Job asks for its full parallelism again
   const KueueSettings& set = world_->queues.settings;
   if (all_terminal(w)) {
     // Bare pods are not recreated: nothing is left to run.
@@ -862,7 +958,7 @@ void KueueAdmission::on_timer() {
         running += host_->cluster().pod(p).phase == PodPhase::kRunning ? 1 : 0;
       const std::string why =
           fmt::format("PodsReady timeout: {} of {} pod(s) running {}s after admission", running,
-                      w.count, to_seconds(set.pods_ready_timeout));
+                      w.admitted_count, to_seconds(set.pods_ready_timeout));
       w.last_reason = 0;
       w.last_detail.clear();
       note(w, "pods-ready-timeout", why);
@@ -881,10 +977,13 @@ bool KueueAdmission::busy() const {
 std::size_t KueueAdmission::held_pods() const {
   std::size_t n = 0;
   for (const Workload& w : st_.workloads()) {
-    if (w.state == WorkloadState::kAdmitted || w.state == WorkloadState::kFinished) continue;
+    if (w.state == WorkloadState::kFinished) continue;
+    // An admitted workload holds pods only beyond its count after a partial admission.
+    const bool admitted = w.state == WorkloadState::kAdmitted;
+    if (admitted && w.admitted_count == w.count) continue;
     for (PodId p : w.pods) {
       const PodState& s = host_->cluster().pod(p);
-      if (s.phase == PodPhase::kPending) ++n;
+      if (s.phase == PodPhase::kPending && !(admitted && released(p))) ++n;
     }
   }
   return n;

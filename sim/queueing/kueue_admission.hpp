@@ -63,6 +63,7 @@ class KueueAdmission final : public AdmissionController {
     std::int32_t cq;
     FlavorAssignment assignment;
     std::vector<PreemptionTarget> targets;
+    std::int32_t count = 0;  // the pods it would be admitted with (below the workload's: partial)
     EntryStatus status = EntryStatus::kNominated;
     std::string message;
   };
@@ -70,6 +71,9 @@ class KueueAdmission final : public AdmissionController {
   // Returns whether the cycle made progress (admitted, evicted, or set a head aside).
   bool cycle();
   void nominate(Entry& e);
+  // Partial admission: the largest count down to the workload's min_count that fits or can
+  // preempt, when its full count does neither.
+  void reduce(Entry& e, const Workload& w);
   std::string nomination_key(const Workload& w, std::int32_t cq) const;
   std::vector<std::size_t> classical_order(const std::vector<Entry>& entries) const;
   std::size_t fair_pick(const std::vector<Entry>& entries, const std::vector<bool>& done) const;
@@ -85,6 +89,11 @@ class KueueAdmission final : public AdmissionController {
   void finish_eviction(Workload& w);
   void finish(Workload& w);
   void requeue_inadmissible(std::int32_t cq);
+  // Hands a pending pod of an admitted workload to the scheduler, with the flavors injected.
+  void release(PodId pod, const Workload& w);
+  bool released(PodId pod) const;
+  // After a partial admission: releases held pods while fewer than the admitted count run.
+  void top_up(Workload& w);
   void inject(PodId pod, const Workload& w);
   void restore(PodId pod);
   bool holds_node(const Workload& w) const;
@@ -113,6 +122,7 @@ class KueueAdmission final : public AdmissionController {
   Preemptor preemptor_;
   AdmissionHost* host_ = nullptr;
   std::vector<WorkloadId> by_pod_;
+  std::vector<bool> released_;  // per pod: handed to the scheduler since its last admission
   std::vector<WorkloadId> by_job_;
   std::vector<WorkloadId> by_gang_;
   std::vector<WorkloadId> by_group_;  // per World::workload_groups entry
@@ -139,8 +149,12 @@ class KueueAdmission final : public AdmissionController {
   // for one generation.
   std::uint64_t generation_ = 0;
   std::uint64_t nominations_generation_ = 0;
-  std::unordered_map<std::string, std::pair<FlavorAssignment, std::vector<PreemptionTarget>>>
-      nominations_;
+  struct Nomination {
+    FlavorAssignment assignment;
+    std::vector<PreemptionTarget> targets;
+    std::int32_t count = 0;
+  };
+  std::unordered_map<std::string, Nomination> nominations_;
   SimTime instant_ = -1;
   std::int64_t instant_rounds_ = 0;
   std::string* trace_ = nullptr;  // the last cycles of a runaway instant, for the error message

@@ -39,6 +39,12 @@ struct Workload {
   SimTime created = 0;
   SimTime order_time = 0;  // queue order: creation, or the eviction after a PodsReady timeout
   std::int32_t count = 1;  // pods admitted together (the pod set's count)
+  // Partial admission (a Job's kueue.x-k8s.io/job-min-parallelism): the fewest pods it may be
+  // admitted with; `count` when it is all-or-nothing.
+  std::int32_t min_count = 1;
+  // While admitted: the pods it was admitted with, at most this many running at once (below
+  // `count` after a partial admission, as the Job's parallelism is then lowered to it).
+  std::int32_t admitted_count = 1;
   bool gang = false;
   JobId job = kNoJob;
   std::vector<PodId> pods;  // every pod it has had, in creation order

@@ -616,14 +616,19 @@ spec: {clusterQueue: q}
            "  labels: {kueue.x-k8s.io/queue-name: q}\n"
            "  annotations: {capsim.io/duration: 1h, kueue.x-k8s.io/job-min-parallelism: \"2\"}\n"
            "spec:\n  parallelism: 4\n  template:\n    metadata:\n"
-           "      annotations: {kueue.x-k8s.io/retriable-in-group: \"false\"}\n"
+           "      annotations: {kueue.x-k8s.io/retriable-in-group: \"false\",\n"
+           "                    kueue.x-k8s.io/job-min-parallelism: \"2\"}\n"
            "    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
     f.b.finalize();
+    // The Job's own job-min-parallelism is modelled (partial admission); on the pod template
+    // Kueue does not read it.
+    REQUIRE(f.world.jobs.size() == 1);
+    CHECK(f.world.jobs[0].min_parallelism == 2);
     REQUIRE(f.warnings.size() == 2);
-    CHECK(f.warnings[0].find("kueue.x-k8s.io/job-min-parallelism (partial admission) is not "
-                             "modelled") != std::string::npos);
-    CHECK(f.warnings[1].find("annotation kueue.x-k8s.io/retriable-in-group is not modelled") !=
+    CHECK(f.warnings[0].find("annotation kueue.x-k8s.io/retriable-in-group is not modelled") !=
           std::string::npos);
+    CHECK(f.warnings[1].find("kueue.x-k8s.io/job-min-parallelism applies to a Job that Kueue "
+                             "admits on its own") != std::string::npos);
   }
 }
 

@@ -607,9 +607,12 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
 }
 
 // Kueue's other annotations of a Pod, Job or pod template (the TAS ones are read above):
-// pod-group-total-count on a bare Pod (`pod` set) is the pod group's size; those capsim does not
-// model are warned about by name, so that none is silently dropped.
-void read_kueue_annotations(const ObjectMeta& meta, PodSpec* pod, const ManifestContext& ctx) {
+// pod-group-total-count on a bare Pod (`pod` set) is the pod group's size, job-min-parallelism on
+// a Job Kueue admits on its own (`job` set, its parallelism and completions read) allows partial
+// admission; those capsim does not model are warned about by name, so that none is silently
+// dropped.
+void read_kueue_annotations(const ObjectMeta& meta, PodSpec* pod, const ManifestContext& ctx,
+                            JobSpec* job = nullptr) {
   constexpr std::string_view kPrefix = "kueue.x-k8s.io/";
   for (const auto& [key, v] : meta.annotations) {
     if (key.rfind(kPrefix, 0) != 0 || key.rfind("kueue.x-k8s.io/podset-", 0) == 0) continue;
@@ -617,10 +620,33 @@ void read_kueue_annotations(const ObjectMeta& meta, PodSpec* pod, const Manifest
       pod->pod_group_total = static_cast<std::int32_t>(v.integer(1, 1'000'000));
     } else if (key == "kueue.x-k8s.io/pod-group-total-count") {
       ctx.warn(v, fmt::format("{} applies to the Pods of a pod group, not to a Job: ignored", key));
+    } else if (key == "kueue.x-k8s.io/job-min-parallelism" && job != nullptr) {
+      // Kueue's Job webhook (validatePartialAdmissionCreate): an integer in
+      // (0, min(parallelism, completions)).
+      const std::int64_t pods = std::min(job->parallelism, job->completions);
+      const std::int64_t n = v.integer();
+      if (n <= 0 || n >= pods) {
+        v.fail(
+            fmt::format("must be between 1 and {}, below the {} pod(s) the Job runs at once "
+                        "(min(parallelism, completions)), as Kueue's Job webhook requires",
+                        pods - 1, pods));
+      }
+      job->min_parallelism = static_cast<std::int32_t>(n);
     } else if (key == "kueue.x-k8s.io/job-min-parallelism") {
-      ctx.warn(v, fmt::format("{} (partial admission) is not modelled: capsim admits the Job "
-                              "only at its full parallelism",
+      ctx.warn(v, fmt::format("{} applies to a Job that Kueue admits on its own (a batch/v1 Job "
+                              "or a CronJob's), not here: ignored",
                               key));
+    } else if (key == "kueue.x-k8s.io/job-completions-equal-parallelism" && job != nullptr) {
+      // Kueue reads it with strconv.ParseBool, and its webhook refuses anything else.
+      const std::string b = v.str();
+      const bool on = b == "1" || b == "t" || b == "T" || b == "true" || b == "TRUE" || b == "True";
+      if (!on && b != "0" && b != "f" && b != "F" && b != "false" && b != "FALSE" && b != "False")
+        v.fail("must be true or false (as Go's strconv.ParseBool reads it)");
+      if (on) {
+        ctx.warn(v, fmt::format("{} is not modelled: after a partial admission capsim lowers "
+                                "the Job's parallelism but keeps its completions ({})",
+                                key, job->completions));
+      }
     } else {
       ctx.warn(v, fmt::format("annotation {} is not modelled", key));
     }
@@ -969,7 +995,8 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
   p.namespace_ = meta.namespace_;
   if (tmeta) p.labels = tmeta->labels;
   if (tmeta) read_topology_annotations(*tmeta, p, ctx);
-  read_kueue_annotations(meta, nullptr, ctx);
+  // Kueue reads the Job's own annotations; partial admission is its Job integration's alone.
+  read_kueue_annotations(meta, nullptr, ctx, owner == PodOwner::kJob ? &job : nullptr);
   if (tmeta) read_kueue_annotations(*tmeta, nullptr, ctx);
   p.labels.set(b.sym("batch.kubernetes.io/job-name"), b.sym(job.name));
   p.labels.set(b.sym("job-name"), b.sym(job.name));
@@ -1006,6 +1033,11 @@ JobSpec read_job(const ObjectMeta& meta, const YamlNode& meta_node, const YamlNo
       min_member = wave;
     } else if (v != "false") {
       min_member = static_cast<std::int32_t>(g->integer(1, wave));
+    }
+    if (min_member > 0 && job.min_parallelism > 0) {
+      g->fail(
+          "capsim.io/gang cannot be combined with kueue.x-k8s.io/job-min-parallelism: a partial "
+          "admission could never place the whole gang");
     }
     if (min_member > 0) {
       b.world().gangs.push_back(GangSpec{job.name, min_member, short_location(g->where())});
