@@ -420,6 +420,7 @@ void KueueAdmission::nominate(Entry& e) {
     if (e.assignment.mode == FitMode::kPreempt) {
       e.targets = preemptor_.targets(w, e.cq, e.assignment.usage, e.assignment.preempt_frs);
     }
+    if (!admissible(e) && w.min_count < w.count) reduce(e, w, true);
     return;
   }
   if (nominations_generation_ != generation_) {
@@ -441,36 +442,44 @@ void KueueAdmission::nominate(Entry& e) {
   if (e.assignment.mode == FitMode::kPreempt) {
     e.targets = preemptor_.targets(w, e.cq, e.assignment.usage, e.assignment.preempt_frs);
   }
-  const bool admissible = e.assignment.mode == FitMode::kFit ||
-                          (e.assignment.mode == FitMode::kPreempt && !e.targets.empty());
-  if (!admissible && w.min_count < w.count) reduce(e, w);
+  if (!admissible(e) && w.min_count < w.count) reduce(e, w, false);
   nominations_.emplace(std::move(key), Nomination{e.assignment, e.targets, e.count});
 }
 
-void KueueAdmission::reduce(Entry& e, const Workload& w) {
+bool KueueAdmission::admissible(const Entry& e) {
+  return e.assignment.mode == FitMode::kFit ||
+         (e.assignment.mode == FitMode::kPreempt && !e.targets.empty());
+}
+
+Workload KueueAdmission::with_count(const Workload& w, std::int32_t count) {
+  Workload probe = w;
+  probe.count = count;
+  probe.requests = {};
+  for (const auto& [r, v] : w.requests.items) {
+    CAPSIM_CHECK(v % w.count == 0, fmt::format("workload {} requests {} of resource {} for {} pods "
+                                               "that share one template",
+                                               w.name, v, r, w.count));
+    probe.requests.set(r, v / w.count * count);
+  }
+  return probe;
+}
+
+void KueueAdmission::reduce(Entry& e, const Workload& w, bool tas) {
   // Kueue's getInitialAssignments (pkg/scheduler/scheduler.go) with its PodSetReducer
   // (pkg/scheduler/flavorassigner/podset_reducer.go), for one pod set: sort.Search over
   // i in [0, delta], delta = count - min_count, for the smallest i whose count - i pods fit or
   // can preempt; its assignment is the last successful probe. When none can, the full count's
   // assignment stays (and so does its message).
   const std::int32_t delta = w.count - w.min_count;
-  Workload probe = w;
-  for (const auto& [r, v] : w.requests.items) {
-    CAPSIM_CHECK(v % w.count == 0, fmt::format("workload {} requests {} of resource {} for {} pods "
-                                               "that share one template",
-                                               w.name, v, r, w.count));
-  }
   FlavorAssignment best;
   std::vector<PreemptionTarget> best_targets;
   std::int32_t best_count = 0;
   std::int32_t lo = 0, hi = delta + 1;
   while (lo < hi) {
     const std::int32_t i = lo + (hi - lo) / 2;
-    probe.count = w.count - i;
-    probe.requests = {};
-    for (const auto& [r, v] : w.requests.items)
-      probe.requests.set(r, v / w.count * probe.count);
+    const Workload probe = with_count(w, w.count - i);
     FlavorAssignment a = assign_flavors(st_, preemptor_, probe, e.cq);
+    if (tas) place_topology(a, probe);  // the reduced pods placed in the topology
     std::vector<PreemptionTarget> targets;
     if (a.mode == FitMode::kPreempt)
       targets = preemptor_.targets(probe, e.cq, a.usage, a.preempt_frs);
@@ -736,7 +745,9 @@ void KueueAdmission::process(Entry& e, std::set<QuotaNodeId>& roots_admitted,
   }
   if (a.mode == FitMode::kFit && a.tas_flavor >= 0) {
     // Earlier admissions of this cycle pinned pods: place again against what is left.
-    TasResult again = find_topology(w, a.tas_flavor, false);
+    TasResult again = e.count == w.count
+                          ? find_topology(w, a.tas_flavor, false)
+                          : find_topology(with_count(w, e.count), a.tas_flavor, false);
     if (again.assignment.empty()) {
       e.status = EntryStatus::kSkipped;
       e.message = "Workload no longer fits after processing another workload";

@@ -71,9 +71,13 @@ class KueueAdmission final : public AdmissionController {
   // Returns whether the cycle made progress (admitted, evicted, or set a head aside).
   bool cycle();
   void nominate(Entry& e);
+  // Whether a nomination can be admitted: it fits, or fits by preempting some workloads.
+  static bool admissible(const Entry& e);
   // Partial admission: the largest count down to the workload's min_count that fits or can
-  // preempt, when its full count does neither.
-  void reduce(Entry& e, const Workload& w);
+  // preempt (with a topology placement when `tas`), when its full count does neither.
+  void reduce(Entry& e, const Workload& w, bool tas);
+  // A copy of `w` with `count` pods (its requests scaled to them), for a reduced nomination.
+  static Workload with_count(const Workload& w, std::int32_t count);
   std::string nomination_key(const Workload& w, std::int32_t cq) const;
   std::vector<std::size_t> classical_order(const std::vector<Entry>& entries) const;
   std::size_t fair_pick(const std::vector<Entry>& entries, const std::vector<bool>& done) const;

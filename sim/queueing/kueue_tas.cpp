@@ -256,9 +256,9 @@ void KueueAdmission::check_topology_invariants() const {
   }
   for (const Workload& w : st_.workloads()) {
     if (w.state != WorkloadState::kAdmitted || w.topology.empty()) continue;
-    CAPSIM_CHECK(w.topology.pods() == w.count,
-                 fmt::format("workload {} of {} pods has a topology assignment for {}", w.name,
-                             w.count, w.topology.pods()));
+    CAPSIM_CHECK(w.topology.pods() == w.admitted_count,
+                 fmt::format("workload {} admitted with {} pods has a topology assignment for {}",
+                             w.name, w.admitted_count, w.topology.pods()));
     if (w.topology.mode != TopologyMode::kRequired || w.topology.level < 0) continue;
     const auto upto = static_cast<std::size_t>(w.topology.level) + 1;
     const std::vector<std::string>& first = w.topology.domains.front().values;

@@ -36,11 +36,19 @@ testing::QueuedJob gpu_job(const std::string& name, int parallelism, int complet
   return {name, "", annotations, spec, testing::container_with_limits("nvidia.com/gpu: 1")};
 }
 
-// `queues`: more documents for queues.yaml; `cq_spec`: more lines of the ClusterQueue's spec.
+// `queues`: more documents for queues.yaml; `cq_spec`: more lines of the ClusterQueue's spec;
+// `config`: Kueue's Configuration (none when empty).
 testing::PodRuns run(int quota, const std::vector<testing::QueuedJob>& jobs,
-                     const std::string& cq_spec = "", const std::string& queues = "") {
+                     const std::string& cq_spec = "", const std::string& queues = "",
+                     const std::string& config = "") {
   testing::ScratchDir dir("kueue-partial");
-  testing::write_file(dir.file("scenario.yaml"), kScenario);
+  if (config.empty()) {
+    testing::write_file(dir.file("scenario.yaml"), kScenario);
+  } else {
+    testing::write_file(dir.file("scenario.yaml"),
+                        std::string(kScenario) + "kueue: {config: config.yaml}\n");
+    testing::write_file(dir.file("config.yaml"), config);
+  }
   testing::write_file(
       dir.file("queues.yaml"),
       testing::single_queue("nvidia.com/gpu", std::to_string(quota), cq_spec) + queues);
@@ -70,6 +78,22 @@ TEST_SUITE("scenario") {
       REQUIRE(r.runs.size() == 6);
       CHECK(count_status(r, "completed") == 6);
       CHECK(testing::most_at_once(r.runs) == 4);
+      for (int i = 0; i < 4; ++i)
+        CHECK(r.runs[static_cast<std::size_t>(i)] == std::pair{0.0, 3600.0});
+      for (int i = 4; i < 6; ++i)
+        CHECK(r.runs[static_cast<std::size_t>(i)] == std::pair{3600.0, 7200.0});
+    }
+    SUBCASE("waitForPodsReady counts the admitted pods, not the Job's parallelism") {
+      // Admitted with 4, all 4 run within the 10m timeout: ready, never evicted, so the runs
+      // are those above (counting 6 would evict the Job at 10m and restart it).
+      const testing::PodRuns r = run(4, {gpu_job("train", 6, 0, kMin2)}, "", "",
+                                     "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+                                     "kind: Configuration\n"
+                                     "waitForPodsReady: {timeout: 10m}\n");
+      CAPTURE(r.err);
+      REQUIRE(r.exit_code == 0);
+      REQUIRE(r.runs.size() == 6);
+      CHECK(count_status(r, "completed") == 6);
       for (int i = 0; i < 4; ++i)
         CHECK(r.runs[static_cast<std::size_t>(i)] == std::pair{0.0, 3600.0});
       for (int i = 4; i < 6; ++i)

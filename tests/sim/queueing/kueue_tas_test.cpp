@@ -124,6 +124,49 @@ TEST_CASE("A required rack goes to the rack that fits with the least free capaci
                          "in 2 domain(s) of kubernetes.io/hostname") != std::string::npos);
 }
 
+TEST_CASE("A Job no rack holds whole is partially admitted with the pods one rack takes") {
+  // 5 pods of 4 GPUs (a node each) requiring one rack: the largest rack, b1/r1, has 3 nodes. With
+  // job-min-parallelism 2, Kueue's reducer tries 5 - i pods for i in [0, 3]: i = 2 (3 pods)
+  // places in b1/r1, i = 1 (4 pods) in no rack, so 3 pods, on n1-n3. The other two run there
+  // after them, pinned to the domains their predecessors left.
+  KueueRig r;
+  r.kueue(tas_queues() + R"(---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  labels: {kueue.x-k8s.io/queue-name: tas-user-queue}
+  annotations: {kueue.x-k8s.io/job-min-parallelism: "2", capsim.io/duration: 1h}
+spec:
+  parallelism: 5
+  template:
+    metadata:
+      annotations: {kueue.x-k8s.io/podset-required-topology: cloud.provider.com/topology-rack}
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: trainer, resources: {limits: {nvidia.com/gpu: 4}}}
+)");
+  tas_nodes(r);
+  r.run();
+  const auto admitted = r.events("admitted");
+  REQUIRE(admitted.size() == 1);
+  CHECK(admitted[0].find("partially admitted with 3 of 5 pods (job-min-parallelism 2)") !=
+        std::string::npos);
+  CHECK(admitted[0].find("topology default (required cloud.provider.com/topology-rack): 3 pod(s) "
+                         "in 3 domain(s) of kubernetes.io/hostname") != std::string::npos);
+  std::set<std::string> first;
+  for (int i = 0; i < 5; ++i) {
+    const std::string pod = fmt::format("train-{}", i);
+    const std::string n = r.node_of(pod);
+    INFO(pod, " on ", n);
+    CHECK(rack_of(n) == "b1/r1");
+    CHECK(r.start_s(pod) == (i < 3 ? 0.0 : 3600.0));
+    if (i < 3) first.insert(n);
+  }
+  CHECK(first == std::set<std::string>{"n1", "n2", "n3"});
+}
+
 TEST_CASE("A required rack that no rack can hold leaves the workload unadmitted, quota unused") {
   // Kueue: TAS is part of flavor assignment, so a PodSet that fits no single domain of the
   // required level gets no quota reservation; it waits with the reason. 3 four-GPU pods need 12
