@@ -8,10 +8,10 @@
 #                                                   (default: all four)
 # Each build compiles the libraries, the CLI and the golden test binary (capsim_golden_tests);
 # --whole also compiles every other target (all tests, the benchmarks), to show the whole project
-# builds with that compiler. tools/test.sh (CI) runs `--whole clang-O2`; the four-build matrix
-# is a manual command (docs/testing.md). A compiler that is not installed is reported and
-# skipped (exit 77 when no build could run); tools/setup.sh installs both. ccache is used when
-# installed.
+# builds with that compiler. tools/test.sh (CI) runs `gcc-O0 clang-O0`, then `--whole clang-O2`
+# (its ctest build is the optimised g++ one; docs/testing.md). A compiler that is not installed
+# is reported and skipped (exit 77 when no build could run); tools/setup.sh installs both.
+# ccache is used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 whole=0
