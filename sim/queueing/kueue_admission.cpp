@@ -185,8 +185,9 @@ bool KueueAdmission::on_pod_pending(PodId pod) {
     case WorkloadState::kAdmitted:
       // A pod of an admitted workload (a Job's next pod, or one recreated after a pod-level
       // preemption) goes straight to the scheduler; after a partial admission, when fewer than
-      // the admitted count run.
+      // the admitted count run. A recreated pod is pending anew, out of the scheduling queue.
       if (w.admitted_count < w.count) {
+        if (released(pod)) released_[pod] = false;
         top_up(w);
       } else {
         release(pod, w);

@@ -809,3 +809,33 @@ TEST_CASE("deviceClassMappings charge the devices of a pod's ResourceClaimTempla
   CHECK(got.get(gpus) == 5);
   CHECK(got.items.size() == 1);
 }
+
+TEST_CASE("a partially admitted Job's pod preempted by the scheduler is recreated and runs") {
+  // Quota 4 on a 4-GPU node: `train` (6 one-GPU pods, job-min-parallelism 2) is admitted with 4
+  // and fills the node. At 10m a pod outside Kueue with priority 1000 preempts one of them
+  // (DefaultPreemption); the Job's pod is recreated and, as one of the 4 it may run, goes back to
+  // the scheduler: it runs when `vip` ends at 40m, and the Job finishes.
+  KueueRig r;
+  r.kueue(std::string(kFlavor) + cq("q", 4) + R"(---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  labels: {kueue.x-k8s.io/queue-name: q}
+  annotations: {kueue.x-k8s.io/job-min-parallelism: "2", capsim.io/duration: 1h}
+spec:
+  parallelism: 6
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: trainer, resources: {limits: {nvidia.com/gpu: 1}}}
+)");
+  r.tw.node("n1").cpu("64").memory("512Gi").gpus(4).add();
+  r.tw.pod("vip").gpus(1).priority(1000).arrival(10 * kMinute).duration(30 * kMinute).add();
+  r.run();
+  CHECK(r.start_s("vip") > 600.0);
+  CHECK(r.metric("pods_completed") == 7);
+  CHECK(r.metric("pods_pending_at_end") == 0);
+  CHECK(r.metric("preemptions") == 1);
+}
