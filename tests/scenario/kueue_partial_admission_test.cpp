@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fixtures/kueue_jobs.hpp"
+#include "fixtures/kueue_objects.hpp"
 
 namespace capsim {
 
@@ -146,24 +147,14 @@ TEST_SUITE("scenario") {
     // (1000; 4 pods, min 2) could be admitted with 2 at once, but Kueue tries the full count
     // first, and 4 fit by preempting `low` (withinClusterQueue: LowerPriority). So all 4 of
     // `high` start together once `low`'s pods have gone, and `low` runs after `high`.
-    const std::string classes = R"(---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
-)";
     testing::QueuedJob low = gpu_job("low", 2, 0, "capsim.io/duration: 10h");
     low.labels = "kueue.x-k8s.io/priority-class: low";
     testing::QueuedJob high =
         gpu_job("high", 4, 0, std::string(kMin2) + ", capsim.io/arrival: 10m");
     high.labels = "kueue.x-k8s.io/priority-class: high";
     const testing::PodRuns r =
-        run(4, {low, high}, "  preemption: {withinClusterQueue: LowerPriority}\n", classes);
+        run(4, {low, high}, "  preemption: {withinClusterQueue: LowerPriority}\n",
+            testing::kLowHighPriorityClasses);
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(count_status(r, "completed") == 6);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "fixtures/kueue_objects.hpp"
 #include "fixtures/kueue_rig.hpp"
 
 using namespace capsim;
@@ -618,17 +619,7 @@ TEST_CASE(
     KueueRig r;
     r.kueue(std::string(kFlavor) +
             cq("q", 8, "", fmt::format("preemption: {{withinClusterQueue: {}}}", c.policy), "") +
-            R"(---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
-)");
+            testing::kLowHighPriorityClasses);
     r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
     for (int i = 0; i < 2; ++i) {
       r.tw.pod(fmt::format("low-{}", i))
@@ -677,17 +668,7 @@ TEST_CASE("borrowWithinCohort lets a borrowing workload preempt lower-priority b
     CAPTURE(label);
     KueueRig r;
     r.kueue(std::string(kFlavor) + cq("team-a", 4, "", c.preemption) + cq("team-b", 4) +
-            cq("team-c", 8) + R"(---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 1000
-)");
+            cq("team-c", 8) + testing::kLowHighPriorityClasses);
     r.tw.node("n1").cpu("64").memory("512Gi").gpus(8).add();
     r.tw.node("n2").cpu("64").memory("512Gi").gpus(8).add();
     for (int i = 0; i < 4; ++i) {
