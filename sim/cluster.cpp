@@ -596,9 +596,13 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   PodState& ps = pods_[pod];
   const PodSpec& s = world_->pods[pod];
   CAPSIM_CHECK(ps.node == kNoNode, fmt::format("pod {} is bound twice", s.name));
-  CAPSIM_CHECK(claims.size() == s.claims.size() || (claims.empty() && s.claims.empty()),
-               fmt::format("pod {} has {} resource claims but {} allocations", s.name,
-                           s.claims.size(), claims.size()));
+  // One allocation per claim of the pod, then possibly the claim for its extended resources
+  // (KEP-5004).
+  const bool ext_claim = claims.size() == s.claims.size() + 1 && claims.back().extended();
+  CAPSIM_CHECK(
+      claims.size() == s.claims.size() || ext_claim || (claims.empty() && s.claims.empty()),
+      fmt::format("pod {} has {} resource claims but {} allocations", s.name, s.claims.size(),
+                  claims.size()));
   NodeInfo& n = nodes_[node];
   n.add_requests(s);
   n.pods.push_back(pod);
@@ -633,8 +637,22 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   // from a template is the pod's own.
   std::vector<std::string> details;
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    const PodClaimRef& ref = s.claims[i];
     ClaimAllocation a = claims[i];
+    if (i == s.claims.size()) {
+      // The extended-resource claim: the pod's own, made and freed with it.
+      CAPSIM_CHECK(!a.reuse, "the extended-resource claim is never shared");
+      hold_claim(n, a, +1);
+      for (std::uint16_t ui : a.units) {
+        ps.holdings.push_back(replica_of(n, ui));
+        ++ps.claim_units;
+        note_gpu(n.units[ui].gpu);
+        mem_used += static_cast<double>(pod_memory(pod, n, ps.holdings.back()));
+      }
+      details.push_back(fmt::format("extended resources: {}", a.detail.empty() ? "-" : a.detail));
+      ps.claims.push_back(std::move(a));
+      continue;
+    }
+    const PodClaimRef& ref = s.claims[i];
     if (ref.shared()) {
       SharedClaimState& c = shared_claims_.at(ref.claim);
       if (a.reuse) {
@@ -673,6 +691,9 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
     ps.last_claims_node = node;
   }
   for (ResourceId r = 0; r < world_->resources.size(); ++r) {
+    // A resource DRA serves on this node is requested but not allocatable, as upstream's
+    // NodeInfo counts it (KEP-5004).
+    if (served_by_dra(n, r)) continue;
     CAPSIM_CHECK(n.requested[r] <= n.allocatable[r],
                  fmt::format("node {} would have {} {} requested of {} allocatable", n.spec->name,
                              n.requested[r], world_->resources.name(r), n.allocatable[r]));
@@ -701,8 +722,8 @@ void Cluster::unbind(PodId pod) {
   }
   // DRA: leave every claim; the last consumer of a shared claim deallocates it.
   for (std::size_t i = 0; i < ps.claims.size(); ++i) {
-    const PodClaimRef& ref = s.claims[i];
-    if (ref.shared()) {
+    if (i < s.claims.size() && s.claims[i].shared()) {
+      const PodClaimRef& ref = s.claims[i];
       SharedClaimState& c = shared_claims_.at(ref.claim);
       auto it = std::find(c.reserved_for.begin(), c.reserved_for.end(), pod);
       CAPSIM_CHECK(it != c.reserved_for.end(), "a pod leaves a claim it does not use");
@@ -877,9 +898,16 @@ void Cluster::check_invariants() const {
                    fmt::format("pod {} holds node {} but is not running", s.name, n.spec->name));
       s.requests.add_to(req);
       req[kPods] += 1;
+      // Resources the pod's extended-resource claim holds (KEP-5004) come as claim units.
+      const std::vector<ResourceId> no_ext;
+      const std::vector<ResourceId>& via_dra =
+          ps.claims.size() > s.claims.size() ? ps.claims.back().extended_resources : no_ext;
+      auto through_dra = [&](ResourceId r) {
+        return std::find(via_dra.begin(), via_dra.end(), r) != via_dra.end();
+      };
       std::int32_t want_units = 0;
       for (const auto& [r, c] : s.device_requests)
-        want_units += c;
+        want_units += through_dra(r) ? 0 : c;
       const std::size_t plugin_units = ps.holdings.size() - ps.claim_units;
       std::int32_t pooled = 0;
       for (std::size_t k = 0; k < plugin_units; ++k)
@@ -893,7 +921,9 @@ void Cluster::check_invariants() const {
       std::size_t claim_units = 0;
       for (const ClaimAllocation& a : ps.claims)
         claim_units += a.units.size();
-      CAPSIM_CHECK(claim_units == ps.claim_units && ps.claims.size() == s.claims.size(),
+      CAPSIM_CHECK(claim_units == ps.claim_units &&
+                       (ps.claims.size() == s.claims.size() ||
+                        (ps.claims.size() == s.claims.size() + 1 && ps.claims.back().extended())),
                    fmt::format("pod {} holds {} units for its {} claim(s), recorded {}", s.name,
                                claim_units, ps.claims.size(), ps.claim_units));
       for (std::size_t k = 0; k < ps.holdings.size(); ++k) {
@@ -917,7 +947,7 @@ void Cluster::check_invariants() const {
         }
       }
       for (std::size_t i = 0; i < ps.claims.size(); ++i) {
-        if (s.claims[i].shared()) {
+        if (i < s.claims.size() && s.claims[i].shared()) {
           const SharedClaimState& c = shared_claims_.at(s.claims[i].claim);
           CAPSIM_CHECK(
               c.node == n.id && std::find(c.reserved_for.begin(), c.reserved_for.end(), p) !=
@@ -929,6 +959,7 @@ void Cluster::check_invariants() const {
         count_claim(ps.claims[i]);
       }
       for (const auto& [r, c] : s.device_requests) {
+        if (through_dra(r)) continue;
         std::int32_t got = 0;
         for (std::size_t k = 0; k < plugin_units; ++k) {
           const Holding& h = ps.holdings[k];
@@ -946,7 +977,7 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(req[r] == n.requested[r],
                    fmt::format("node {}: {} requested is {} but its pods sum to {}", n.spec->name,
                                world_->resources.name(r), n.requested[r], req[r]));
-      CAPSIM_CHECK(req[r] <= n.allocatable[r],
+      CAPSIM_CHECK(req[r] <= n.allocatable[r] || served_by_dra(n, r),
                    fmt::format("node {}: {} requested {} exceeds allocatable {}", n.spec->name,
                                world_->resources.name(r), req[r], n.allocatable[r]));
     }
@@ -1078,8 +1109,8 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
     n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
   }
   // The DRA view of the pod's own claims (what the DynamicResources filter reads).
-  for (std::size_t i = 0; i < state.claims.size() && i < spec.claims.size(); ++i) {
-    if (spec.claims[i].shared()) continue;
+  for (std::size_t i = 0; i < state.claims.size(); ++i) {
+    if (i < spec.claims.size() && spec.claims[i].shared()) continue;
     for (std::uint16_t d : state.claims[i].devices) {
       n.dra_used.at(d) = static_cast<std::uint16_t>(n.dra_used.at(d) + sign);
     }

@@ -13,10 +13,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "sim/resources.hpp"
 
 namespace capsim {
 
@@ -144,8 +146,10 @@ struct Claim {
 struct DeviceClass {
   std::string name;
   std::vector<Selector> selectors;
-  std::string extended_resource_name;  // spec.extendedResourceName (recorded; see docs/dra.md)
-  bool builtin = false;                // one of the NVIDIA driver's default classes
+  // spec.extendedResourceName: pods asking for this extended resource on a node that does not
+  // advertise it are served from this class (KEP-5004, DRAExtendedResource; see docs/dra.md).
+  std::string extended_resource_name;
+  bool builtin = false;  // one of the NVIDIA driver's default classes
   std::string where;
 };
 
@@ -191,8 +195,16 @@ struct DraWorld {
   std::vector<dra::NodeDevices> nodes;  // per NodeId (empty when nothing is published)
   std::vector<dra::Slice> slices;       // read from manifests; moved into `nodes` when finalized
   std::vector<ComputeDomain> compute_domains;  // index: PodSpec::compute_domain
+  // KEP-5004 (DRAExtendedResource): per ResourceId, the DeviceClass (index into `classes`) that
+  // serves the extended resource through DRA on nodes that do not advertise it, by its
+  // extendedResourceName or the implicit name deviceclass.resource.kubernetes.io/<class>; kNoClaim
+  // if none. Filled by finalize_dra; shorter than the resource table when no class names the rest.
+  std::vector<std::uint32_t> extended_classes;
 
   bool empty() const { return classes.empty() && claims.empty() && nodes.empty(); }
+  std::uint32_t extended_class(ResourceId resource) const {
+    return resource < extended_classes.size() ? extended_classes[resource] : kNoClaim;
+  }
   const dra::NodeDevices* node(std::uint32_t id) const {
     return id < nodes.size() ? &nodes[id] : nullptr;
   }
@@ -216,6 +228,15 @@ struct ClaimAllocation {
   std::vector<std::uint16_t> units;    // set by Cluster: units of the GPU devices, in order
   std::vector<std::string> requests;   // per device: the request ("gpu", "gpu/b200") it serves
   std::string detail;                  // for reports: "gpu-3 (gpu)"
+  // The claim kube-scheduler makes for the pod's extended resources served through DRA
+  // (KEP-5004): the resources (ResourceIds) it stands for, one request each. Empty for the pod's
+  // own claims. It comes after them, lives and dies with the pod, and is never shared.
+  std::vector<ResourceId> extended_resources;
+  bool extended() const { return !extended_resources.empty(); }
 };
+
+// The name under which every DeviceClass is also an extended resource (KEP-5004).
+inline constexpr std::string_view kImplicitExtendedResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
 
 }  // namespace capsim

@@ -28,8 +28,10 @@ Allocator::Allocator(const World& world) : world_(&world) {
     return static_cast<std::uint32_t>(programs_.size() - 1);
   };
 
-  std::vector<std::vector<std::uint32_t>> class_programs(w.classes.size());
-  std::vector<std::string> class_errors(w.classes.size());
+  std::vector<std::vector<std::uint32_t>>& class_programs = class_programs_;
+  std::vector<std::string>& class_errors = class_errors_;
+  class_programs.resize(w.classes.size());
+  class_errors.resize(w.classes.size());
   for (std::size_t c = 0; c < w.classes.size(); ++c) {
     for (const Selector& s : w.classes[c].selectors) {
       const std::uint32_t id = compile(s, class_errors[c]);
@@ -124,8 +126,13 @@ int Allocator::matches(const Sub& sub, NodeId node, std::uint16_t device,
 class Allocator::Search {
  public:
   Search(const Allocator& a, NodeId node, std::span<const std::uint16_t> used,
-         std::span<const ClaimToAllocate> claims)
-      : a_(a), node_(node), nd_(a.world_->dra.nodes[node]), used_(used), claims_(claims) {
+         std::span<const ClaimToAllocate> claims, std::span<const CClaim* const> compiled)
+      : a_(a),
+        node_(node),
+        nd_(a.world_->dra.nodes[node]),
+        used_(used),
+        claims_(claims),
+        cc_(compiled) {
     taken_.assign(nd_.devices.size(), 0);
     // Counters left in each pool: capacity minus what the allocated devices consume.
     for (std::size_t p = 0; p < nd_.pools.size(); ++p) {
@@ -139,7 +146,7 @@ class Allocator::Search {
       if (d < used_.size() && used_[d] > 0) consume(d, -static_cast<int>(used_[d]));
     }
     for (std::size_t k = 0; k < claims_.size(); ++k) {
-      const CClaim& c = a_.claims_[claims_[k].claim];
+      const CClaim& c = *cc_[k];
       for (std::uint32_t r = 0; r < c.requests.size(); ++r)
         flat_.emplace_back(k, r);
       values_.emplace_back(c.constraints.size());
@@ -157,7 +164,7 @@ class Allocator::Search {
   std::vector<ClaimAllocation> result() const {
     std::vector<ClaimAllocation> out(claims_.size());
     for (std::size_t k = 0; k < claims_.size(); ++k) {
-      const CClaim& c = a_.claims_[claims_[k].claim];
+      const CClaim& c = *cc_[k];
       std::vector<std::string> parts;
       for (std::size_t r = 0; r < c.requests.size(); ++r) {
         const Sub& sub = c.requests[r].subs[chosen_[k][r]];
@@ -212,7 +219,7 @@ class Allocator::Search {
   // The constraints of claim k that bind request r's subrequest s.
   template <typename F>
   void for_constraints(std::size_t k, std::uint32_t r, std::size_t s, F&& f) {
-    const CClaim& c = a_.claims_[claims_[k].claim];
+    const CClaim& c = *cc_[k];
     for (std::size_t ci = 0; ci < c.constraints.size(); ++ci) {
       for (const auto& [ar, as] : c.constraints[ci].applies) {
         if (ar == r && (as < 0 || static_cast<std::size_t>(as) == s)) {
@@ -268,7 +275,7 @@ class Allocator::Search {
     if (aborted()) return false;
     if (pos == flat_.size()) return true;
     const auto [k, r] = flat_[pos];
-    const Req& req = a_.claims_[claims_[k].claim].requests[r];
+    const Req& req = cc_[k]->requests[r];
     for (std::size_t s = 0; s < req.subs.size(); ++s) {
       chosen_[k][r] = s;
       const Sub& sub = req.subs[s];
@@ -284,7 +291,7 @@ class Allocator::Search {
 
   // allocationMode All: every matching device of the node, all free.
   bool fill_all(std::size_t pos, std::size_t k, std::uint32_t r, std::size_t s) {
-    const Sub& sub = a_.claims_[claims_[k].claim].requests[r].subs[s];
+    const Sub& sub = cc_[k]->requests[r].subs[s];
     std::vector<std::uint16_t> all;
     for (std::size_t d = 0; d < nd_.devices.size(); ++d) {
       ++steps_;
@@ -314,7 +321,7 @@ class Allocator::Search {
   bool fill_count(std::size_t pos, std::size_t k, std::uint32_t r, std::size_t s, std::int32_t left,
                   std::size_t from) {
     if (left == 0) return fill_request(pos + 1);
-    const Sub& sub = a_.claims_[claims_[k].claim].requests[r].subs[s];
+    const Sub& sub = cc_[k]->requests[r].subs[s];
     for (std::size_t d = from; d < nd_.devices.size(); ++d) {
       if (++steps_ > kMaxSteps || !error_.empty()) return false;
       const auto dev = static_cast<std::uint16_t>(d);
@@ -335,6 +342,7 @@ class Allocator::Search {
   const NodeDevices& nd_;
   std::span<const std::uint16_t> used_;
   std::span<const ClaimToAllocate> claims_;
+  std::span<const CClaim* const> cc_;                        // claims_[k] compiled
   std::vector<std::pair<std::size_t, std::uint32_t>> flat_;  // (claim, request)
   std::vector<std::uint16_t> taken_;
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> left_;
@@ -346,28 +354,82 @@ class Allocator::Search {
   std::string error_;
 };
 
+namespace {
+// "claim gpu, request gpu" or, for the extended-resource claim, "extended resource
+// nvidia.com/gpu (device class gpu.nvidia.com)".
+template <typename R>
+std::string who(const ClaimToAllocate& c, const R& req, std::string_view name) {
+  if (c.claim == kNoClaim) {
+    return fmt::format("extended resource {} (device class {})", name, req.device_class);
+  }
+  return fmt::format("claim {}, request {}", c.pod_claim_name, name);
+}
+std::string who(const ClaimToAllocate& c) {
+  return c.claim == kNoClaim ? std::string("the claim for its extended resources")
+                             : fmt::format("claim {}", c.pod_claim_name);
+}
+}  // namespace
+
 AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t> used,
                                       std::span<const ClaimToAllocate> claims) const {
   AllocationOutcome out;
+  // The claims compiled: the World's, or the extended-resource claim built here (KEP-5004: one
+  // ExactCount request per resource, from the class that serves it, count = the quantity).
+  std::vector<CClaim> built;
+  std::vector<SubRequest> built_subs;
+  std::size_t n_ext = 0;
+  for (const ClaimToAllocate& c : claims)
+    if (c.claim == kNoClaim) n_ext += c.extended.size();
+  built_subs.reserve(n_ext);  // Sub::spec points into it
+  built.reserve(claims.size());
+  std::vector<const CClaim*> cc;
   for (const ClaimToAllocate& c : claims) {
-    if (!claims_.at(c.claim).error.empty()) {
-      out.failure = {fmt::format("claim {}: {}", c.pod_claim_name, claims_[c.claim].error), true,
-                     true};
+    if (c.claim != kNoClaim) {
+      cc.push_back(&claims_.at(c.claim));
+      continue;
+    }
+    CClaim x;
+    x.extended = true;
+    for (const ExtendedRequest& e : c.extended) {
+      SubRequest sr;
+      sr.name = e.name;
+      sr.device_class = world_->dra.classes.at(e.device_class).name;
+      sr.class_index = e.device_class;
+      sr.count = e.count;
+      sr.where = world_->dra.classes[e.device_class].where;
+      built_subs.push_back(std::move(sr));
+      Sub sub;
+      sub.spec = &built_subs.back();
+      sub.label = e.name;
+      sub.programs = class_programs_.at(e.device_class);
+      if (x.error.empty()) x.error = class_errors_[e.device_class];
+      Req req;
+      req.name = e.name;
+      req.device_class = built_subs.back().device_class;
+      req.subs.push_back(std::move(sub));
+      x.requests.push_back(std::move(req));
+    }
+    built.push_back(std::move(x));
+    cc.push_back(&built.back());
+  }
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    if (!cc[i]->error.empty()) {
+      out.failure = {fmt::format("{}: {}", who(claims[i]), cc[i]->error), true, true};
       return out;
     }
   }
   const bool has_devices = node < world_->dra.nodes.size();
   if (!has_devices || world_->dra.nodes[node].devices.empty()) {
-    const ClaimToAllocate& c = claims.front();
-    const CClaim& cc = claims_[c.claim];
-    out.failure = {
-        fmt::format("claim {}, request {}: the node publishes no devices", c.pod_claim_name,
-                    cc.requests.empty() ? "-" : cc.requests.front().name),
-        true, false};
+    const CClaim& c0 = *cc.front();
+    out.failure = {fmt::format("{}: the node publishes no devices",
+                               c0.requests.empty() ? who(claims.front())
+                                                   : who(claims.front(), c0.requests.front(),
+                                                         c0.requests.front().name)),
+                   true, false};
     return out;
   }
 
-  Search search(*this, node, used, claims);
+  Search search(*this, node, used, claims, cc);
   if (search.run()) {
     out.ok = true;
     out.allocations = search.result();
@@ -380,10 +442,11 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
 
   // Name the first request that cannot be met on its own; if each can, they conflict.
   const NodeDevices& nd = world_->dra.nodes[node];
-  const Search fresh(*this, node, used, claims);  // counters as the allocated devices leave them
-  for (const ClaimToAllocate& c : claims) {
-    const CClaim& cc = claims_[c.claim];
-    for (const Req& req : cc.requests) {
+  const Search fresh(*this, node, used, claims, cc);  // counters as allocated devices leave them
+  for (std::size_t ci = 0; ci < claims.size(); ++ci) {
+    const ClaimToAllocate& c = claims[ci];
+    const CClaim& ccl = *cc[ci];
+    for (const Req& req : ccl.requests) {
       std::vector<std::string> why;
       bool static_short = true;
       bool satisfiable = false;
@@ -422,27 +485,25 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
         why.push_back(req.subs.size() > 1 ? fmt::format("{}: {}", sub.spec->name, reason) : reason);
       }
       if (satisfiable) continue;
-      out.failure.reason =
-          req.subs.size() > 1
-              ? fmt::format("claim {}, request {}: no subrequest can be satisfied ({})",
-                            c.pod_claim_name, req.name, fmt::join(why, "; "))
-              : fmt::format("claim {}, request {}: {}", c.pod_claim_name, req.name, why.front());
+      out.failure.reason = req.subs.size() > 1
+                               ? fmt::format("{}: no subrequest can be satisfied ({})",
+                                             who(c, req, req.name), fmt::join(why, "; "))
+                               : fmt::format("{}: {}", who(c, req, req.name), why.front());
       out.failure.unresolvable = static_short;
       return out;
     }
   }
   const ClaimToAllocate& c = claims.front();
   bool constrained = false;
-  for (const ClaimToAllocate& x : claims)
-    constrained = constrained || !claims_[x.claim].constraints.empty();
+  for (const CClaim* x : cc)
+    constrained = constrained || !x->constraints.empty();
   if (search.aborted()) {
-    out.failure.reason =
-        fmt::format("claim {}: the search gave up after {} steps", c.pod_claim_name, kMaxSteps);
+    out.failure.reason = fmt::format("{}: the search gave up after {} steps", who(c), kMaxSteps);
     return out;
   }
   // Unresolvable when they cannot be met together even with every device of the node free
   // (e.g. a matchAttribute group larger than any PCIe root): freeing devices cannot help.
-  Search empty(*this, node, {}, claims);
+  Search empty(*this, node, {}, claims, cc);
   out.failure.unresolvable = !empty.run() && !empty.aborted();
   const char* why = out.failure.unresolvable
                         ? (constrained ? " (no devices of the node meet its constraints)"
@@ -450,8 +511,7 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
                         : (constrained ? " (the devices that are free do not meet its constraints)"
                                        : " (not enough free devices, or their shared counters are "
                                          "used up)");
-  out.failure.reason =
-      fmt::format("claim {}: its requests cannot be satisfied together{}", c.pod_claim_name, why);
+  out.failure.reason = fmt::format("{}: its requests cannot be satisfied together{}", who(c), why);
   return out;
 }
 

@@ -38,10 +38,23 @@ struct AllocationOutcome {
   std::vector<ClaimAllocation> allocations;  // one per claim asked for, in order
 };
 
-// One claim to allocate: its index in DraWorld::claims and the pod's name for it (messages).
+// One request of the claim kube-scheduler makes for a pod's extended resources served through
+// DRA (KEP-5004): ExactCount `count` devices of `device_class`, named after the resource.
+struct ExtendedRequest {
+  ResourceId resource = 0;
+  std::uint32_t device_class = kNoClaim;  // index into DraWorld::classes
+  std::int32_t count = 0;
+  std::string name;  // the resource's name ("nvidia.com/gpu"), for messages and reports
+};
+
+// One claim to allocate: its index in DraWorld::claims and the pod's name for it (messages);
+// or, with claim == kNoClaim, the pod's extended-resource claim made of `extended`.
 struct ClaimToAllocate {
+  ClaimToAllocate() = default;
+  ClaimToAllocate(std::uint32_t c, std::string name) : claim(c), pod_claim_name(std::move(name)) {}
   std::uint32_t claim = kNoClaim;
   std::string pod_claim_name;
+  std::vector<ExtendedRequest> extended;
 };
 
 class Allocator {
@@ -55,6 +68,10 @@ class Allocator {
 
   // The compile error of a claim's selectors (or its class's), empty if none.
   const std::string& claim_error(std::uint32_t claim) const { return claims_.at(claim).error; }
+  // The compile error of a device class's selectors, empty if none.
+  const std::string& class_error(std::uint32_t device_class) const {
+    return class_errors_.at(device_class);
+  }
 
   // Upper bound on search steps per allocation; past it the node is reported as failing.
   static constexpr std::uint64_t kMaxSteps = 200000;
@@ -68,6 +85,7 @@ class Allocator {
   struct Req {
     std::string name;
     std::vector<Sub> subs;
+    std::string device_class;  // the extended-resource claim's: the class serving it
   };
   struct Match {
     std::string domain, name;
@@ -77,6 +95,7 @@ class Allocator {
     std::vector<Req> requests;
     std::vector<Match> constraints;
     std::string error;
+    bool extended = false;  // the pod's extended-resource claim (KEP-5004)
   };
   class Search;
 
@@ -87,6 +106,8 @@ class Allocator {
   std::vector<std::unique_ptr<cel::Program>> programs_;
   std::vector<std::string> program_where_;
   std::vector<CClaim> claims_;
+  std::vector<std::vector<std::uint32_t>> class_programs_;  // per DeviceClass
+  std::vector<std::string> class_errors_;                   // per DeviceClass
   std::vector<std::size_t> node_offset_;  // global device id = node_offset_[node] + device
   // Per program, per global device: -1 unknown, 0 no, 1 yes, 2 error.
   mutable std::vector<std::vector<std::int8_t>> verdicts_;

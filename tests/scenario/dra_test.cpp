@@ -664,9 +664,14 @@ spec:
     Run r = run_files(scenario, {{"m.yaml", m}});
     CHECK(r.node_of("claimer") == "dra-0");
     CHECK(r.node_of("classic") == "plugin-0");
-    // The DRA node advertises no nvidia.com/gpu: the second classic pod waits for the first.
+    // The DRA node advertises no nvidia.com/gpu but serves it through gpu.nvidia.com's
+    // extendedResourceName (KEP-5004); its one GPU is the claimer's, so the second classic pod
+    // waits for a GPU, and the message says how each node was tried.
+    CAPTURE(r.event("classic2", "pending"));
     CHECK(r.event("classic2", "pending")
-              .find("0/2 nodes are available: 2 Insufficient nvidia.com/gpu") != std::string::npos);
+              .find("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 cannot allocate "
+                    "all claims (extended resource nvidia.com/gpu (device class gpu.nvidia.com): "
+                    "all matching devices are in use)") != std::string::npos);
     CHECK(r.pod("classic2").start == r.pod("classic").end);
     // After the run: the GPU it held and the claim's device, as while it ran.
     CHECK(r.pod("claimer").devices == "gpu:0 claims gpu: gpu-0 (gpu)");

@@ -290,9 +290,22 @@ void load_device_class(MapReader& doc, ManifestContext& ctx) {
   spec.ignore("config");  // opaque driver configuration: no effect on scheduling
   if (auto e = spec.opt("extendedResourceName")) {
     c.extended_resource_name = e->str();
-    ctx.warn(*e,
-             "extendedResourceName is recorded but not modelled: pods asking for it as an "
-             "extended resource are served by the device plugin's nodes only");
+    const std::string& n = c.extended_resource_name;
+    // As the API server validates it: an extended resource name, i.e. a qualified name with a
+    // domain outside kubernetes.io (a device plugin's resource such as nvidia.com/gpu).
+    const auto slash = n.find('/');
+    const std::string domain = slash == std::string::npos ? "" : n.substr(0, slash);
+    const std::string rest = slash == std::string::npos ? n : n.substr(slash + 1);
+    const bool k8s_domain =
+        domain == "kubernetes.io" || (domain.size() > 14 && domain.ends_with(".kubernetes.io"));
+    if (domain.empty() || rest.empty() || k8s_domain || rest.find('/') != std::string::npos ||
+        n.starts_with("requests.")) {
+      e->fail(
+          fmt::format("'{}' is not an extended resource name: write domain/name with a domain "
+                      "outside kubernetes.io, e.g. example.com/gpu (every class is also "
+                      "reachable as {}{})",
+                      n, kImplicitExtendedResourcePrefix, c.name));
+    }
   }
   spec.finish();
   auto& classes = ctx.builder.world().dra.classes;
@@ -764,6 +777,29 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
                                        did_you_mean(s.device_class, class_names)));
         }
         s.class_index = static_cast<std::uint32_t>(it - class_names.begin());
+      }
+    }
+  }
+
+  // 2b. Extended resources served through DRA (KEP-5004): a class serves its
+  // extendedResourceName and its implicit name deviceclass.resource.kubernetes.io/<class>. When
+  // two classes name one resource, upstream takes the class created last (then the name that
+  // sorts first; DeviceClassSpec.extendedResourceName's API doc). capsim takes the driver's
+  // built-in classes as created first and the manifests' in the order they are read, so the
+  // last class of the manifests that names the resource wins.
+  {
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t k = 0; k < dra.classes.size(); ++k)
+      if (dra.classes[k].builtin) order.push_back(k);
+    for (std::uint32_t k = 0; k < dra.classes.size(); ++k)
+      if (!dra.classes[k].builtin) order.push_back(k);
+    dra.extended_classes.assign(w.resources.size(), kNoClaim);
+    for (std::uint32_t k : order) {
+      const dra::DeviceClass& c = dra.classes[k];
+      for (const std::string& name :
+           {c.extended_resource_name, std::string(kImplicitExtendedResourcePrefix) + c.name}) {
+        if (name.empty()) continue;
+        if (auto r = w.resources.find(name)) dra.extended_classes[*r] = k;
       }
     }
   }

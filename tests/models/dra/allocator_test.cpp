@@ -286,3 +286,81 @@ TEST_CASE("a selector that does not compile fails its claims with the compile er
   CHECK(o.failure.error);
   CHECK(o.failure.reason.rfind("claim x: gpu: ", 0) == 0);  // the selector's `where`
 }
+
+TEST_CASE("the extended-resource claim: one ExactCount request per resource, after the pod's") {
+  // KEP-5004: the scheduler's claim for a pod's extended resources asks the serving class for
+  // `count` devices per resource and is allocated after the pod's own claims, on the devices
+  // they leave.
+  Fixture f;
+  dra::DeviceClass big;
+  big.name = "big";
+  big.selectors.push_back({mem_at_least(80), "big class"});
+  f.world.dra.classes.push_back(big);  // class 1
+  f.node({device("gpu-0", 80, ""), device("gpu-1", 40, ""), device("gpu-2", 80, ""),
+          device("gpu-3", 40, "")});
+  const std::uint32_t own = f.claim({{"gpu", "", 1}});
+  const dra::Allocator alloc(f.world);
+  auto ext = [](std::vector<dra::ExtendedRequest> reqs) {
+    dra::ClaimToAllocate c;
+    c.extended = std::move(reqs);
+    return c;
+  };
+  struct Case {
+    const char* name;
+    std::vector<dra::ClaimToAllocate> claims;
+    std::vector<std::uint16_t> used;
+    std::vector<std::string> want;  // devices per claim; empty: fails with `reason`
+    const char* reason;
+    bool unresolvable;
+  };
+  const std::vector<Case> cases = {
+      // 2 of class "example" (any device): gpu-0, gpu-1.
+      {"two of any", {ext({{3, 0, 2, "example.com/gpu"}})}, {}, {"gpu-0,gpu-1"}, "", false},
+      // The pod's claim takes gpu-0 first; the 80 GiB class then gets gpu-2 only.
+      {"after the pod's claim",
+       {{own, "gpu"}, ext({{4, 1, 1, "example.com/big"}})},
+       {},
+       {"gpu-0", "gpu-2"},
+       "",
+       false},
+      // Two resources, two requests: any x1 (gpu-0), big x1 (gpu-2: gpu-0 is taken).
+      {"two resources",
+       {ext({{3, 0, 1, "example.com/gpu"}, {4, 1, 1, "example.com/big"}})},
+       {},
+       {"gpu-0,gpu-2"},
+       "",
+       false},
+      // 3 of big: the node has 2 such devices (gpu-0, gpu-2): never.
+      {"more than the node has",
+       {ext({{4, 1, 3, "example.com/big"}})},
+       {},
+       {},
+       "extended resource example.com/big (device class big): the node has fewer matching "
+       "devices than the 3 it asks for",
+       true},
+      // Both 80 GiB devices held: wait.
+      {"all in use",
+       {ext({{4, 1, 1, "example.com/big"}})},
+       {1, 0, 1, 0},
+       {},
+       "extended resource example.com/big (device class big): all matching devices are in use",
+       false},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const dra::AllocationOutcome o = alloc.allocate(0, c.used, c.claims);
+    if (c.want.empty()) {
+      REQUIRE_FALSE(o.ok);
+      CHECK(o.failure.reason == c.reason);
+      CHECK(o.failure.unresolvable == c.unresolvable);
+      continue;
+    }
+    REQUIRE(o.ok);
+    CHECK(names(f.world, o) == c.want);
+  }
+  // The requests are named after the resources.
+  const dra::AllocationOutcome o =
+      alloc.allocate(0, {}, std::vector<dra::ClaimToAllocate>{ext({{3, 0, 2, "example.com/gpu"}})});
+  REQUIRE(o.ok);
+  CHECK(o.allocations[0].detail == "gpu-0 (example.com/gpu), gpu-1 (example.com/gpu)");
+}
