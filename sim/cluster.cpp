@@ -155,7 +155,10 @@ Cluster::Cluster(World& world) : world_(&world) {
     NodeInfo& n = nodes_[i];
     n.id = static_cast<NodeId>(i);
     n.spec = &world.nodes[i];
-    if (const dra::NodeDevices* d = world.dra.node(n.id)) n.dra_used.assign(d->devices.size(), 0);
+    if (const dra::NodeDevices* d = world.dra.node(n.id)) {
+      n.dra_used.assign(d->devices.size(), 0);
+      n.dra_consumed.assign(dra::capacity_offsets(*d).back(), 0);
+    }
     populate(n);
     if (n.absent) {
       refresh_spec(n);
@@ -251,6 +254,7 @@ NodeInfo Cluster::template_node(NodeId node) const {
   t.requested = ResourceVec{};
   t.nonzero_requested = ResourceVec{};
   if (!t.dra_used.empty()) std::fill(t.dra_used.begin(), t.dra_used.end(), 0);
+  if (!t.dra_consumed.empty()) std::fill(t.dra_consumed.begin(), t.dra_consumed.end(), 0);
   populate(t);
   return t;
 }
@@ -587,6 +591,11 @@ void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
       }
     }
   }
+  for (const auto& [ci, amount] : a.consumed) {
+    CAPSIM_CHECK(ci < n.dra_consumed.size(),
+                 fmt::format("node {} has no DRA capacity {}", n.spec->name, ci));
+    n.dra_consumed[ci] += sign * amount;
+  }
   if (sign < 0) a.units.clear();
   ++n.generation;
 }
@@ -863,8 +872,15 @@ void Cluster::check_invariants() const {
     std::vector<std::int32_t> holders(n.gpus.size(), 0);
     std::vector<std::int32_t> unit_used(n.units.size(), 0);
     std::vector<std::int32_t> dra_used(n.dra_used.size(), 0);
+    std::vector<std::int64_t> dra_consumed(n.dra_consumed.size(), 0);
     // A claim's devices count once, however many pods use it.
     auto count_claim = [&](const ClaimAllocation& a) {
+      for (const auto& [ci, amount] : a.consumed) {
+        CAPSIM_CHECK(ci < dra_consumed.size(), fmt::format("node {}: a claim consumes capacity {}, "
+                                                           "which the node does not publish",
+                                                           n.spec->name, ci));
+        dra_consumed[ci] += amount;
+      }
       for (std::uint16_t d : a.devices) {
         CAPSIM_CHECK(d < dra_used.size(), fmt::format("node {}: a claim holds device {}, which the "
                                                       "node does not publish",
@@ -998,7 +1014,21 @@ void Cluster::check_invariants() const {
                    fmt::format("node {}: DRA device {} is held by {} claim(s) but recorded {}",
                                n.spec->name, d, dra_used[d], n.dra_used[d]));
     }
+    CAPSIM_CHECK(dra_consumed == n.dra_consumed,
+                 fmt::format("node {}: the consumed DRA capacity recorded differs from what its "
+                             "claims consume",
+                             n.spec->name));
     if (const dra::NodeDevices* nd = world_->dra.node(n.id); nd != nullptr && !n.dra_used.empty()) {
+      // Consumable capacity: the allocations of a device never take more than it has.
+      const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
+      for (std::size_t d = 0; d < nd->devices.size(); ++d) {
+        const dra::Device& dev = nd->devices[d];
+        for (std::size_t c = 0; c < dev.capacity.size(); ++c) {
+          CAPSIM_CHECK(n.dra_consumed[off[d] + c] <= dev.capacity[c].milli,
+                       fmt::format("node {}: device {}'s capacity {} is over-committed",
+                                   n.spec->name, dev.name, dev.capacity[c].name));
+        }
+      }
       std::map<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>, std::int64_t> drawn;
       for (std::size_t d = 0; d < nd->devices.size(); ++d) {
         const dra::Device& dev = nd->devices[d];
@@ -1114,6 +1144,8 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
     for (std::uint16_t d : state.claims[i].devices) {
       n.dra_used.at(d) = static_cast<std::uint16_t>(n.dra_used.at(d) + sign);
     }
+    for (const auto& [ci, amount] : state.claims[i].consumed)
+      n.dra_consumed.at(ci) += sign * amount;
   }
 }
 

@@ -48,6 +48,9 @@ struct NodeInfo {
   std::int32_t free_whole_gpus = 0;  // non-MIG GPUs with nothing on them
   // DRA: claims holding each device the node publishes (DraWorld::nodes[id].devices).
   std::vector<std::uint16_t> dra_used;
+  // DRA consumable capacity (KEP-5075): what the claims holding shareable devices take of each
+  // capacity, in milli, flattened per device (dra::capacity_offsets).
+  std::vector<std::int64_t> dra_consumed;
   std::uint64_t generation = 0;  // bumped on every change
   // NotReady (a host or NIC failure): it holds no pod and carries the unreachable taint.
   bool down = false;

@@ -7,6 +7,30 @@
 
 namespace capsim::dra {
 
+std::optional<std::int64_t> consumed_capacity(std::int64_t total, const RequestPolicy* policy,
+                                              std::optional<std::int64_t> requested) {
+  std::int64_t amount = requested ? *requested : total;
+  if (!requested && policy != nullptr && policy->has_default) amount = policy->default_milli;
+  if (policy == nullptr) return amount;
+  if (!policy->valid_values.empty()) {
+    // The smallest valid value >= the amount; above them all, refused.
+    const auto it =
+        std::lower_bound(policy->valid_values.begin(), policy->valid_values.end(), amount);
+    if (it == policy->valid_values.end()) return std::nullopt;
+    return *it;
+  }
+  if (policy->has_range) {
+    if (amount < policy->min) amount = policy->min;
+    if (policy->step > 0) {
+      // min + ceil((amount - min) / step) * step
+      const std::int64_t over = amount - policy->min;
+      amount = policy->min + (over + policy->step - 1) / policy->step * policy->step;
+    }
+    if (policy->max >= 0 && amount > policy->max) return std::nullopt;
+  }
+  return amount;
+}
+
 Allocator::Allocator(const World& world) : world_(&world) {
   const DraWorld& w = world.dra;
   std::size_t offset = 0;
@@ -74,6 +98,7 @@ Allocator::Allocator(const World& world) : world_(&world) {
       const auto slash = c.match_attribute.rfind('/');
       m.domain = slash == std::string::npos ? "" : c.match_attribute.substr(0, slash);
       m.name = slash == std::string::npos ? c.match_attribute : c.match_attribute.substr(slash + 1);
+      m.distinct = c.distinct;
       for (std::uint32_t ri = 0; ri < out.requests.size(); ++ri) {
         const Req& req = out.requests[ri];
         if (c.requests.empty()) {
@@ -126,7 +151,8 @@ int Allocator::matches(const Sub& sub, NodeId node, std::uint16_t device,
 class Allocator::Search {
  public:
   Search(const Allocator& a, NodeId node, std::span<const std::uint16_t> used,
-         std::span<const ClaimToAllocate> claims, std::span<const CClaim* const> compiled)
+         std::span<const ClaimToAllocate> claims, std::span<const CClaim* const> compiled,
+         std::span<const std::int64_t> consumed)
       : a_(a),
         node_(node),
         nd_(a.world_->dra.nodes[node]),
@@ -134,6 +160,10 @@ class Allocator::Search {
         claims_(claims),
         cc_(compiled) {
     taken_.assign(nd_.devices.size(), 0);
+    off_ = capacity_offsets(nd_);
+    cons_.assign(off_.back(), 0);
+    for (std::size_t i = 0; i < consumed.size() && i < cons_.size(); ++i)
+      cons_[i] = consumed[i];
     // Counters left in each pool: capacity minus what the allocated devices consume.
     for (std::size_t p = 0; p < nd_.pools.size(); ++p) {
       for (std::size_t s = 0; s < nd_.pools[p].counter_sets.size(); ++s) {
@@ -150,6 +180,7 @@ class Allocator::Search {
       for (std::uint32_t r = 0; r < c.requests.size(); ++r)
         flat_.emplace_back(k, r);
       values_.emplace_back(c.constraints.size());
+      distinct_.emplace_back(c.constraints.size());
       chosen_.emplace_back(c.requests.size(), 0);
       picked_.emplace_back(c.requests.size());
     }
@@ -171,6 +202,10 @@ class Allocator::Search {
         for (std::uint16_t d : picked_[k][r]) {
           out[k].devices.push_back(d);
           out[k].requests.push_back(sub.label);
+          std::vector<std::pair<std::uint32_t, std::int64_t>> amounts;
+          (void)consumption(sub, d, amounts);
+          for (const auto& x : amounts)
+            out[k].consumed.push_back(x);
           parts.push_back(fmt::format("{} ({})", device_label(d), sub.label));
         }
       }
@@ -208,6 +243,65 @@ class Allocator::Search {
   }
 
  public:
+  // Consumable capacity (KEP-5075). kNever: the device can never serve the request's capacity
+  // (it lacks a capacity the request names, its policy refuses the amount, an exclusive device
+  // has less than asked, or one allocation would take more than the device has); kNoRoom: the
+  // other allocations left too little.
+  enum class Cap : std::uint8_t { kOk, kNever, kNoRoom };
+  // The capacity one allocation of device d for `sub` takes (shareable devices with
+  // capacities only; for others `out` stays empty), or kNever.
+  Cap consumption(const Sub& sub, std::size_t d,
+                  std::vector<std::pair<std::uint32_t, std::int64_t>>& out) const {
+    out.clear();
+    const Device& dev = nd_.devices[d];
+    const std::string& driver = nd_.pools[dev.pool].driver;
+    std::vector<std::optional<std::int64_t>> asked(dev.capacity.size());
+    for (const auto& [key, amount] : sub.spec->capacity_requests) {
+      const auto slash = key.rfind('/');
+      const std::string_view domain = slash == std::string::npos
+                                          ? std::string_view(driver)
+                                          : std::string_view(key).substr(0, slash);
+      const std::string_view name = slash == std::string::npos
+                                        ? std::string_view(key)
+                                        : std::string_view(key).substr(slash + 1);
+      bool found = false;
+      for (std::size_t c = 0; c < dev.capacity.size(); ++c) {
+        if (dev.capacity[c].domain == domain && dev.capacity[c].name == name) {
+          asked[c] = amount;
+          found = true;
+        }
+      }
+      if (!found) return Cap::kNever;
+    }
+    if (!dev.allow_multiple_allocations) {
+      // The whole device is the claim's: it only needs as much as is asked.
+      for (std::size_t c = 0; c < dev.capacity.size(); ++c)
+        if (asked[c] && *asked[c] > dev.capacity[c].milli) return Cap::kNever;
+      return Cap::kOk;
+    }
+    for (std::size_t c = 0; c < dev.capacity.size(); ++c) {
+      const RequestPolicy* policy = nullptr;
+      for (const auto& [pc, p] : dev.policies)
+        if (pc == c) policy = &p;
+      const std::optional<std::int64_t> take =
+          consumed_capacity(dev.capacity[c].milli, policy, asked[c]);
+      if (!take || *take > dev.capacity[c].milli) return Cap::kNever;
+      out.emplace_back(off_[d] + static_cast<std::uint32_t>(c), *take);
+    }
+    return Cap::kOk;
+  }
+  // Whether one more allocation of device d for `sub` fits its capacities now.
+  Cap capacity_fits(const Sub& sub, std::size_t d) const {
+    std::vector<std::pair<std::uint32_t, std::int64_t>> amounts;
+    if (consumption(sub, d, amounts) == Cap::kNever) return Cap::kNever;
+    const Device& dev = nd_.devices[d];
+    for (std::size_t i = 0; i < amounts.size(); ++i) {
+      const auto& [ci, take] = amounts[i];
+      if (cons_[ci] + take > dev.capacity[ci - off_[d]].milli) return Cap::kNoRoom;
+    }
+    return Cap::kOk;
+  }
+
   // Not held (or shareable) and its counters fit in what is left.
   bool free(std::size_t d) const {
     const Device& dev = nd_.devices[d];
@@ -240,6 +334,11 @@ class Allocator::Search {
         ok = false;  // a device without the attribute cannot satisfy the constraint
         return;
       }
+      if (m.distinct) {
+        for (const AttrValue& x : distinct_[k][ci])
+          if (x == *v) ok = false;
+        return;
+      }
       const auto& [value, count] = values_[k][ci];
       if (count > 0 && !(value == *v)) ok = false;
     });
@@ -248,8 +347,14 @@ class Allocator::Search {
   void take(std::size_t k, std::uint32_t r, std::size_t s, std::uint16_t d) {
     ++taken_[d];
     consume(d, -1);
+    capacity(k, r, s, d, +1);
     picked_[k][r].push_back(d);
     for_constraints(k, r, s, [&](std::size_t ci, const Match& m) {
+      if (m.distinct) {
+        const cel::SliceDeviceView view(nd_.devices[d], nd_.pools[nd_.devices[d].pool].driver);
+        distinct_[k][ci].push_back(*view.attribute(m.domain, m.name));
+        return;
+      }
       auto& [value, count] = values_[k][ci];
       if (count++ == 0) {
         const cel::SliceDeviceView view(nd_.devices[d], nd_.pools[nd_.devices[d].pool].driver);
@@ -260,8 +365,22 @@ class Allocator::Search {
   void untake(std::size_t k, std::uint32_t r, std::size_t s, std::uint16_t d) {
     --taken_[d];
     consume(d, +1);
+    capacity(k, r, s, d, -1);
     picked_[k][r].pop_back();
-    for_constraints(k, r, s, [&](std::size_t ci, const Match&) { --values_[k][ci].second; });
+    for_constraints(k, r, s, [&](std::size_t ci, const Match& m) {
+      if (m.distinct) {
+        distinct_[k][ci].pop_back();
+      } else {
+        --values_[k][ci].second;
+      }
+    });
+  }
+  // Adds (sign > 0) or gives back what device d's allocation for request (r, s) consumes.
+  void capacity(std::size_t k, std::uint32_t r, std::size_t s, std::uint16_t d, int sign) {
+    std::vector<std::pair<std::uint32_t, std::int64_t>> amounts;
+    (void)consumption(cc_[k]->requests[r].subs[s], d, amounts);
+    for (const auto& [ci, take] : amounts)
+      cons_[ci] += sign * take;
   }
 
   int match(const Sub& sub, std::uint16_t d) {
@@ -303,7 +422,7 @@ class Allocator::Search {
     std::size_t n = 0;
     bool ok = true;
     for (std::uint16_t d : all) {
-      if (!free(d) || !constraints_ok(k, r, s, d)) {
+      if (!free(d) || capacity_fits(sub, d) != Cap::kOk || !constraints_ok(k, r, s, d)) {
         ok = false;
         break;
       }
@@ -328,7 +447,7 @@ class Allocator::Search {
       if (!free(d)) continue;
       const int m = match(sub, dev);
       if (m < 0) return false;
-      if (m == 0 || !constraints_ok(k, r, s, dev)) continue;
+      if (m == 0 || capacity_fits(sub, d) != Cap::kOk || !constraints_ok(k, r, s, dev)) continue;
       take(k, r, s, dev);
       if (fill_count(pos, k, r, s, left - 1, d + 1)) return true;
       untake(k, r, s, dev);
@@ -348,7 +467,11 @@ class Allocator::Search {
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> left_;
   // Per claim, per constraint: the value fixed by the devices taken so far, and how many.
   std::vector<std::vector<std::pair<AttrValue, std::int32_t>>> values_;
-  std::vector<std::vector<std::size_t>> chosen_;                 // subrequest per request
+  // Per claim, per distinctAttribute constraint: the values of the devices taken so far.
+  std::vector<std::vector<std::vector<AttrValue>>> distinct_;
+  std::vector<std::uint32_t> off_;                // capacity_offsets of the node
+  std::vector<std::int64_t> cons_;                // capacity consumed, allocated and taken here
+  std::vector<std::vector<std::size_t>> chosen_;  // subrequest per request
   std::vector<std::vector<std::vector<std::uint16_t>>> picked_;  // devices per request
   std::uint64_t steps_ = 0;
   std::string error_;
@@ -371,7 +494,8 @@ std::string who(const ClaimToAllocate& c) {
 }  // namespace
 
 AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t> used,
-                                      std::span<const ClaimToAllocate> claims) const {
+                                      std::span<const ClaimToAllocate> claims,
+                                      std::span<const std::int64_t> consumed) const {
   AllocationOutcome out;
   // The claims compiled: the World's, or the extended-resource claim built here (KEP-5004: one
   // ExactCount request per resource, from the class that serves it, count = the quantity).
@@ -429,7 +553,7 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
     return out;
   }
 
-  Search search(*this, node, used, claims, cc);
+  Search search(*this, node, used, claims, cc, consumed);
   if (search.run()) {
     out.ok = true;
     out.allocations = search.result();
@@ -442,7 +566,8 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
 
   // Name the first request that cannot be met on its own; if each can, they conflict.
   const NodeDevices& nd = world_->dra.nodes[node];
-  const Search fresh(*this, node, used, claims, cc);  // counters as allocated devices leave them
+  const Search fresh(*this, node, used, claims, cc,
+                     consumed);  // counters as allocated devices leave them
   for (std::size_t ci = 0; ci < claims.size(); ++ci) {
     const ClaimToAllocate& c = claims[ci];
     const CClaim& ccl = *cc[ci];
@@ -453,6 +578,8 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
       for (const Sub& sub : req.subs) {
         std::int32_t matching = 0;
         std::int32_t free = 0;
+        std::int32_t refused = 0;  // match, but can never serve its capacity requests
+        std::int32_t no_room = 0;  // free, but too little capacity is left
         for (std::size_t d = 0; d < nd.devices.size(); ++d) {
           std::string err;
           const int m = matches(sub, node, static_cast<std::uint16_t>(d), err);
@@ -461,13 +588,20 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
             return out;
           }
           if (m == 0) continue;
+          const Search::Cap cap = fresh.capacity_fits(sub, d);
+          if (cap == Search::Cap::kNever) {
+            ++refused;
+            continue;
+          }
           ++matching;
-          if (fresh.free(d)) ++free;
+          if (fresh.free(d)) ++(cap == Search::Cap::kOk ? free : no_room);
         }
         const bool all = sub.spec->mode == AllocationMode::kAll;
         const std::int32_t need = all ? 1 : sub.spec->count;
         std::string reason;
-        if (matching == 0) {
+        if (matching == 0 && refused > 0) {
+          reason = "no matching device can serve the capacity it requests";
+        } else if (matching == 0) {
           reason = "no device on the node matches its selectors";
         } else if (matching < need) {
           reason = fmt::format("the node has fewer matching devices than the {} it asks for", need);
@@ -475,6 +609,8 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
           static_short = false;
           if (all && free < matching) {
             reason = "some matching devices are in use (allocationMode All takes every one)";
+          } else if (free < need && no_room > 0) {
+            reason = "too little capacity is left on the matching devices";
           } else if (free < need) {
             reason = free == 0 ? "all matching devices are in use"
                                : "not enough matching devices are free";
@@ -503,7 +639,7 @@ AllocationOutcome Allocator::allocate(NodeId node, std::span<const std::uint16_t
   }
   // Unresolvable when they cannot be met together even with every device of the node free
   // (e.g. a matchAttribute group larger than any PCIe root): freeing devices cannot help.
-  Search empty(*this, node, {}, claims, cc);
+  Search empty(*this, node, {}, claims, cc, {});
   out.failure.unresolvable = !empty.run() && !empty.aborted();
   const char* why = out.failure.unresolvable
                         ? (constrained ? " (no devices of the node meet its constraints)"

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,15 @@
 #include "sim/world.hpp"
 
 namespace capsim::dra {
+
+// Consumable capacity (KEP-5075): what one allocation of a shareable device takes of a capacity
+// of `total` (milli) with requestPolicy `policy` (nullptr: none), when the request asks for
+// `requested` (nullopt: it names no amount of this capacity). The amount asked for, else the
+// policy's default, else all of it; then rounded up as the policy says (validValues: the
+// smallest valid value at least that; validRange: at least min, then up to min + n * step).
+// nullopt when the policy refuses it (above every valid value, or above max).
+std::optional<std::int64_t> consumed_capacity(std::int64_t total, const RequestPolicy* policy,
+                                              std::optional<std::int64_t> requested);
 
 struct AllocationFailure {
   std::string reason;         // "claim gpu, request gpu: all matching devices are in use"
@@ -62,9 +72,11 @@ class Allocator {
   explicit Allocator(const World& world);
 
   // Allocates `claims` on node `node` given the claims already holding its devices
-  // (`used`, NodeInfo::dra_used). Deterministic.
+  // (`used`, NodeInfo::dra_used) and the capacity they consume of shareable devices
+  // (`consumed`, NodeInfo::dra_consumed; empty: none). Deterministic.
   AllocationOutcome allocate(NodeId node, std::span<const std::uint16_t> used,
-                             std::span<const ClaimToAllocate> claims) const;
+                             std::span<const ClaimToAllocate> claims,
+                             std::span<const std::int64_t> consumed = {}) const;
 
   // The compile error of a claim's selectors (or its class's), empty if none.
   const std::string& claim_error(std::uint32_t claim) const { return claims_.at(claim).error; }
@@ -89,6 +101,7 @@ class Allocator {
   };
   struct Match {
     std::string domain, name;
+    bool distinct = false;  // distinctAttribute: every device's value differs
     std::vector<std::pair<std::uint32_t, std::int32_t>> applies;  // (request, sub or -1: any)
   };
   struct CClaim {

@@ -115,12 +115,14 @@ fw::Status DynamicResources::filter(const fw::CycleState& state, const PodSpec& 
   if (s->pinned != kNoNode && s->pinned != node.id) return fw::Status::unresolvable(not_available_);
   if (s->extended.empty()) {  // claims only: no copy per node
     if (s->to_allocate.empty()) return fw::Status::success();
-    const dra::AllocationOutcome o = allocator_->allocate(node.id, node.dra_used, s->to_allocate);
+    const dra::AllocationOutcome o =
+        allocator_->allocate(node.id, node.dra_used, s->to_allocate, node.dra_consumed);
     return o.ok ? fw::Status::success() : failure(o.failure);
   }
   std::vector<dra::ClaimToAllocate> claims;
   if (!claims_for(*s, node, claims)) return fw::Status::success();
-  const dra::AllocationOutcome o = allocator_->allocate(node.id, node.dra_used, claims);
+  const dra::AllocationOutcome o =
+      allocator_->allocate(node.id, node.dra_used, claims, node.dra_consumed);
   if (!o.ok) return failure(o.failure);
   return fw::Status::success();
 }
@@ -133,7 +135,7 @@ fw::Status DynamicResources::reserve(fw::CycleState& state, const PodSpec& /*pod
   dra::AllocationOutcome o;
   std::vector<dra::ClaimToAllocate> claims;
   if (claims_for(*s, node, claims)) {
-    o = allocator_->allocate(node.id, node.dra_used, claims);
+    o = allocator_->allocate(node.id, node.dra_used, claims, node.dra_consumed);
     if (!o.ok) return failure(o.failure);
   }
   for (std::int32_t k : s->slot) {
