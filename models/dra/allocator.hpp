@@ -5,7 +5,10 @@
 // matchAttribute constraint; on a dead end it backtracks (including into the choice of a
 // firstAvailable subrequest). There is no scoring: the first solution found is taken, and the
 // node is chosen by the score plugins. allocationMode All takes every matching device and fails
-// if one is in use.
+// if one is in use. A shareable device (allowMultipleAllocations) serves several claims while
+// their consumed capacity fits (KEP-5075, consumed_capacity below); distinctAttribute constraints
+// need pairwise different values. The claim kube-scheduler makes for a pod's extended resources
+// (KEP-5004) is passed as a ClaimToAllocate without a claim index and allocated like the rest.
 //
 // The Allocator compiles every selector of the World once (an expression that does not compile,
 // which the loader normally rejects, makes its claims fail with the compile error) and caches
