@@ -225,6 +225,56 @@ spec:
     CHECK(o.pods[0].devices != o.pods[1].devices);
   }
 
+  TEST_CASE("a pod with a claim and an extended resource gets both, the claim's first") {
+    // Each pod claims one GPU through a template and asks for nvidia.com/gpu: 1 besides. On a
+    // 2-GPU DRA node the first pod's claim takes gpu-0 and the extended-resource claim, allocated
+    // after it, gpu-1; the second pod needs two more GPUs and waits for the first to end.
+    const std::string scenario = R"(name: dra-extended-both
+simulation: {horizon: 24h, paranoid: true}
+cluster:
+  pools:
+    - {name: dra, count: 1, gpu: {model: H100-80GB, count: 2}, cpu: 64, memory: 512Gi, dra: true}
+manifests: [m.yaml]
+durations:
+  - {match: {kind: Job}, duration: 1h}
+)";
+    const std::string m = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: both}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]
+      containers:
+      - name: c
+        image: trainer
+        resources:
+          limits: {nvidia.com/gpu: 1}
+          claims: [{name: gpu}]
+)";
+    const Outcome o = run(scenario, m);
+    CAPTURE(o.err);
+    REQUIRE(o.exit_code == 0);
+    REQUIRE(o.pods.size() == 2);
+    CHECK(o.pods[0].start == 0.0);
+    CHECK(o.pods[0].devices ==
+          "gpu:0,1 claims gpu: gpu-0 (gpu); extended resources: gpu-1 (nvidia.com/gpu)");
+    CHECK(o.pods[1].start == o.pods[0].end);
+    CHECK(o.pods[1].devices == o.pods[0].devices);
+  }
+
   TEST_CASE("a bad extendedResourceName is refused at its line, exit 65") {
     testing::ScratchDir dir("dra-extended-bad");
     testing::write_file(dir.file("scenario.yaml"), R"(name: bad
