@@ -155,7 +155,10 @@ Cluster::Cluster(World& world) : world_(&world) {
     NodeInfo& n = nodes_[i];
     n.id = static_cast<NodeId>(i);
     n.spec = &world.nodes[i];
-    if (const dra::NodeDevices* d = world.dra.node(n.id)) n.dra_used.assign(d->devices.size(), 0);
+    if (const dra::NodeDevices* d = world.dra.node(n.id)) {
+      n.dra_used.assign(d->devices.size(), 0);
+      n.dra_consumed.assign(dra::capacity_offsets(*d).back(), 0);
+    }
     populate(n);
     if (n.absent) {
       refresh_spec(n);
@@ -251,6 +254,7 @@ NodeInfo Cluster::template_node(NodeId node) const {
   t.requested = ResourceVec{};
   t.nonzero_requested = ResourceVec{};
   if (!t.dra_used.empty()) std::fill(t.dra_used.begin(), t.dra_used.end(), 0);
+  if (!t.dra_consumed.empty()) std::fill(t.dra_consumed.begin(), t.dra_consumed.end(), 0);
   populate(t);
   return t;
 }
@@ -587,6 +591,11 @@ void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
       }
     }
   }
+  for (const auto& [ci, amount] : a.consumed) {
+    CAPSIM_CHECK(ci < n.dra_consumed.size(),
+                 fmt::format("node {} has no DRA capacity {}", n.spec->name, ci));
+    n.dra_consumed[ci] += sign * amount;
+  }
   if (sign < 0) a.units.clear();
   ++n.generation;
 }
@@ -596,9 +605,13 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   PodState& ps = pods_[pod];
   const PodSpec& s = world_->pods[pod];
   CAPSIM_CHECK(ps.node == kNoNode, fmt::format("pod {} is bound twice", s.name));
-  CAPSIM_CHECK(claims.size() == s.claims.size() || (claims.empty() && s.claims.empty()),
-               fmt::format("pod {} has {} resource claims but {} allocations", s.name,
-                           s.claims.size(), claims.size()));
+  // One allocation per claim of the pod, then possibly the claim for its extended resources
+  // (KEP-5004).
+  const bool ext_claim = claims.size() == s.claims.size() + 1 && claims.back().extended();
+  CAPSIM_CHECK(
+      claims.size() == s.claims.size() || ext_claim || (claims.empty() && s.claims.empty()),
+      fmt::format("pod {} has {} resource claims but {} allocations", s.name, s.claims.size(),
+                  claims.size()));
   NodeInfo& n = nodes_[node];
   n.add_requests(s);
   n.pods.push_back(pod);
@@ -633,8 +646,22 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   // from a template is the pod's own.
   std::vector<std::string> details;
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    const PodClaimRef& ref = s.claims[i];
     ClaimAllocation a = claims[i];
+    if (i == s.claims.size()) {
+      // The extended-resource claim: the pod's own, made and freed with it.
+      CAPSIM_CHECK(!a.reuse, "the extended-resource claim is never shared");
+      hold_claim(n, a, +1);
+      for (std::uint16_t ui : a.units) {
+        ps.holdings.push_back(replica_of(n, ui));
+        ++ps.claim_units;
+        note_gpu(n.units[ui].gpu);
+        mem_used += static_cast<double>(pod_memory(pod, n, ps.holdings.back()));
+      }
+      details.push_back(fmt::format("extended resources: {}", a.detail.empty() ? "-" : a.detail));
+      ps.claims.push_back(std::move(a));
+      continue;
+    }
+    const PodClaimRef& ref = s.claims[i];
     if (ref.shared()) {
       SharedClaimState& c = shared_claims_.at(ref.claim);
       if (a.reuse) {
@@ -673,6 +700,9 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
     ps.last_claims_node = node;
   }
   for (ResourceId r = 0; r < world_->resources.size(); ++r) {
+    // A resource DRA serves on this node is requested but not allocatable, as upstream's
+    // NodeInfo counts it (KEP-5004).
+    if (served_by_dra(n, r)) continue;
     CAPSIM_CHECK(n.requested[r] <= n.allocatable[r],
                  fmt::format("node {} would have {} {} requested of {} allocatable", n.spec->name,
                              n.requested[r], world_->resources.name(r), n.allocatable[r]));
@@ -701,8 +731,8 @@ void Cluster::unbind(PodId pod) {
   }
   // DRA: leave every claim; the last consumer of a shared claim deallocates it.
   for (std::size_t i = 0; i < ps.claims.size(); ++i) {
-    const PodClaimRef& ref = s.claims[i];
-    if (ref.shared()) {
+    if (i < s.claims.size() && s.claims[i].shared()) {
+      const PodClaimRef& ref = s.claims[i];
       SharedClaimState& c = shared_claims_.at(ref.claim);
       auto it = std::find(c.reserved_for.begin(), c.reserved_for.end(), pod);
       CAPSIM_CHECK(it != c.reserved_for.end(), "a pod leaves a claim it does not use");
@@ -842,8 +872,15 @@ void Cluster::check_invariants() const {
     std::vector<std::int32_t> holders(n.gpus.size(), 0);
     std::vector<std::int32_t> unit_used(n.units.size(), 0);
     std::vector<std::int32_t> dra_used(n.dra_used.size(), 0);
+    std::vector<std::int64_t> dra_consumed(n.dra_consumed.size(), 0);
     // A claim's devices count once, however many pods use it.
     auto count_claim = [&](const ClaimAllocation& a) {
+      for (const auto& [ci, amount] : a.consumed) {
+        CAPSIM_CHECK(ci < dra_consumed.size(), fmt::format("node {}: a claim consumes capacity {}, "
+                                                           "which the node does not publish",
+                                                           n.spec->name, ci));
+        dra_consumed[ci] += amount;
+      }
       for (std::uint16_t d : a.devices) {
         CAPSIM_CHECK(d < dra_used.size(), fmt::format("node {}: a claim holds device {}, which the "
                                                       "node does not publish",
@@ -877,9 +914,16 @@ void Cluster::check_invariants() const {
                    fmt::format("pod {} holds node {} but is not running", s.name, n.spec->name));
       s.requests.add_to(req);
       req[kPods] += 1;
+      // Resources the pod's extended-resource claim holds (KEP-5004) come as claim units.
+      const std::vector<ResourceId> no_ext;
+      const std::vector<ResourceId>& via_dra =
+          ps.claims.size() > s.claims.size() ? ps.claims.back().extended_resources : no_ext;
+      auto through_dra = [&](ResourceId r) {
+        return std::find(via_dra.begin(), via_dra.end(), r) != via_dra.end();
+      };
       std::int32_t want_units = 0;
       for (const auto& [r, c] : s.device_requests)
-        want_units += c;
+        want_units += through_dra(r) ? 0 : c;
       const std::size_t plugin_units = ps.holdings.size() - ps.claim_units;
       std::int32_t pooled = 0;
       for (std::size_t k = 0; k < plugin_units; ++k)
@@ -893,7 +937,9 @@ void Cluster::check_invariants() const {
       std::size_t claim_units = 0;
       for (const ClaimAllocation& a : ps.claims)
         claim_units += a.units.size();
-      CAPSIM_CHECK(claim_units == ps.claim_units && ps.claims.size() == s.claims.size(),
+      CAPSIM_CHECK(claim_units == ps.claim_units &&
+                       (ps.claims.size() == s.claims.size() ||
+                        (ps.claims.size() == s.claims.size() + 1 && ps.claims.back().extended())),
                    fmt::format("pod {} holds {} units for its {} claim(s), recorded {}", s.name,
                                claim_units, ps.claims.size(), ps.claim_units));
       for (std::size_t k = 0; k < ps.holdings.size(); ++k) {
@@ -917,7 +963,7 @@ void Cluster::check_invariants() const {
         }
       }
       for (std::size_t i = 0; i < ps.claims.size(); ++i) {
-        if (s.claims[i].shared()) {
+        if (i < s.claims.size() && s.claims[i].shared()) {
           const SharedClaimState& c = shared_claims_.at(s.claims[i].claim);
           CAPSIM_CHECK(
               c.node == n.id && std::find(c.reserved_for.begin(), c.reserved_for.end(), p) !=
@@ -929,6 +975,7 @@ void Cluster::check_invariants() const {
         count_claim(ps.claims[i]);
       }
       for (const auto& [r, c] : s.device_requests) {
+        if (through_dra(r)) continue;
         std::int32_t got = 0;
         for (std::size_t k = 0; k < plugin_units; ++k) {
           const Holding& h = ps.holdings[k];
@@ -946,7 +993,7 @@ void Cluster::check_invariants() const {
       CAPSIM_CHECK(req[r] == n.requested[r],
                    fmt::format("node {}: {} requested is {} but its pods sum to {}", n.spec->name,
                                world_->resources.name(r), n.requested[r], req[r]));
-      CAPSIM_CHECK(req[r] <= n.allocatable[r],
+      CAPSIM_CHECK(req[r] <= n.allocatable[r] || served_by_dra(n, r),
                    fmt::format("node {}: {} requested {} exceeds allocatable {}", n.spec->name,
                                world_->resources.name(r), req[r], n.allocatable[r]));
     }
@@ -967,7 +1014,21 @@ void Cluster::check_invariants() const {
                    fmt::format("node {}: DRA device {} is held by {} claim(s) but recorded {}",
                                n.spec->name, d, dra_used[d], n.dra_used[d]));
     }
+    CAPSIM_CHECK(dra_consumed == n.dra_consumed,
+                 fmt::format("node {}: the consumed DRA capacity recorded differs from what its "
+                             "claims consume",
+                             n.spec->name));
     if (const dra::NodeDevices* nd = world_->dra.node(n.id); nd != nullptr && !n.dra_used.empty()) {
+      // Consumable capacity: the allocations of a device never take more than it has.
+      const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
+      for (std::size_t d = 0; d < nd->devices.size(); ++d) {
+        const dra::Device& dev = nd->devices[d];
+        for (std::size_t c = 0; c < dev.capacity.size(); ++c) {
+          CAPSIM_CHECK(n.dra_consumed[off[d] + c] <= dev.capacity[c].milli,
+                       fmt::format("node {}: device {}'s capacity {} is over-committed",
+                                   n.spec->name, dev.name, dev.capacity[c].name));
+        }
+      }
       std::map<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>, std::int64_t> drawn;
       for (std::size_t d = 0; d < nd->devices.size(); ++d) {
         const dra::Device& dev = nd->devices[d];
@@ -1078,11 +1139,13 @@ void apply_holdings(NodeInfo& n, const PodSpec& spec, const PodState& state, int
     n.free_whole_gpus += (now_free ? 1 : 0) - (was_free ? 1 : 0);
   }
   // The DRA view of the pod's own claims (what the DynamicResources filter reads).
-  for (std::size_t i = 0; i < state.claims.size() && i < spec.claims.size(); ++i) {
-    if (spec.claims[i].shared()) continue;
+  for (std::size_t i = 0; i < state.claims.size(); ++i) {
+    if (i < spec.claims.size() && spec.claims[i].shared()) continue;
     for (std::uint16_t d : state.claims[i].devices) {
       n.dra_used.at(d) = static_cast<std::uint16_t>(n.dra_used.at(d) + sign);
     }
+    for (const auto& [ci, amount] : state.claims[i].consumed)
+      n.dra_consumed.at(ci) += sign * amount;
   }
 }
 

@@ -48,6 +48,9 @@ struct NodeInfo {
   std::int32_t free_whole_gpus = 0;  // non-MIG GPUs with nothing on them
   // DRA: claims holding each device the node publishes (DraWorld::nodes[id].devices).
   std::vector<std::uint16_t> dra_used;
+  // DRA consumable capacity (KEP-5075): what the claims holding shareable devices take of each
+  // capacity, in milli, flattened per device (dra::capacity_offsets).
+  std::vector<std::int64_t> dra_consumed;
   std::uint64_t generation = 0;  // bumped on every change
   // NotReady (a host or NIC failure): it holds no pod and carries the unreachable taint.
   bool down = false;
@@ -241,6 +244,13 @@ class Cluster {
   void hold_share(NodeInfo& n, std::uint16_t gpu, std::int32_t milli, int sign);
   // Takes (+1, filling a.units) or gives back (-1) a claim's devices on a node.
   void hold_claim(NodeInfo& n, ClaimAllocation& a, int sign);
+  // Whether pods take extended resource `r` through DRA on node `n` (KEP-5004): a DeviceClass
+  // serves it and the node does not advertise it. Such requests count in `requested` with no
+  // allocatable to match.
+  bool served_by_dra(const NodeInfo& n, ResourceId r) const {
+    return world_->dra.extended_class(r) != kNoClaim && n.allocatable[r] == 0 &&
+           n.spec->allocatable[r] == 0;
+  }
   // The unit that stands for DRA device `device` of the node, creating its MIG instance first
   // when it is a partition of a partitionable GPU.
   std::uint16_t materialize(NodeInfo& n, std::uint16_t device);

@@ -70,14 +70,22 @@ std::vector<ClaimDeviceRecord> claim_records(const World& w, const PodSpec& spec
   std::vector<ClaimDeviceRecord> out;
   const dra::NodeDevices* nd =
       s.last_claims_node == kNoNode ? nullptr : w.dra.node(s.last_claims_node);
-  for (std::size_t i = 0; i < spec.claims.size(); ++i) {
-    const PodClaimRef& ref = spec.claims[i];
+  // The pod's claims, then the claim the scheduler made for its extended resources (KEP-5004)
+  // if it had one when it last ran.
+  const bool ext = s.last_claims.size() > spec.claims.size() && s.last_claims.back().extended();
+  for (std::size_t i = 0; i < spec.claims.size() + (ext ? 1 : 0); ++i) {
     ClaimDeviceRecord base;
-    base.claim = ref.name;
-    base.resource_claim = ref.shared()
-                              ? fmt::format("{}/{}", spec.namespace_, ref.claim_name)
-                              : fmt::format("{}/{}-{}", spec.namespace_, spec.name, ref.name);
-    base.template_name = ref.template_name;
+    if (i < spec.claims.size()) {
+      const PodClaimRef& ref = spec.claims[i];
+      base.claim = ref.name;
+      base.resource_claim = ref.shared()
+                                ? fmt::format("{}/{}", spec.namespace_, ref.claim_name)
+                                : fmt::format("{}/{}-{}", spec.namespace_, spec.name, ref.name);
+      base.template_name = ref.template_name;
+    } else {
+      base.claim = "(extended resources)";
+      base.resource_claim = fmt::format("{}/{}-extended-resources", spec.namespace_, spec.name);
+    }
     const ClaimAllocation* a = i < s.last_claims.size() ? &s.last_claims[i] : nullptr;
     if (a == nullptr || nd == nullptr || a->devices.empty()) {
       out.push_back(base);

@@ -592,7 +592,7 @@ void Simulation::bind_pod(PodId pod, const fw::Placement& placement) {
     if (u.mode != ShareMode::kExclusive)
       devices += u.mode == ShareMode::kMps ? "(mps)" : "(shared)";
   }
-  if (!spec.claims.empty()) {
+  if (!s.claims.empty()) {
     // DRA: which devices each claim holds, e.g. "gpu0 [claims gpu: gpu-0 (gpu)]".
     devices += fmt::format("{}[claims {}]", devices.empty() ? "" : " ", s.claim_devices);
     for (std::size_t i = 0; i < spec.claims.size(); ++i) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+
 namespace capsim::plugins {
 
 namespace {
@@ -9,6 +12,9 @@ namespace {
 // What PreFilter found out about the pod's claims.
 struct DraState final : fw::StateData {
   std::vector<dra::ClaimToAllocate> to_allocate;
+  // The pod's extended resources that a DeviceClass serves (KEP-5004); on a node that does not
+  // advertise one of them, the scheduler's extended-resource claim asks DRA for it.
+  std::vector<dra::ExtendedRequest> extended;
   std::vector<std::int32_t> slot;  // per pod claim: index into to_allocate, -1 already allocated
   NodeId pinned = kNoNode;         // the node the pod's allocated shared claims are on
 };
@@ -16,18 +22,36 @@ struct DraState final : fw::StateData {
 }  // namespace
 
 DynamicResources::DynamicResources(PluginContext& ctx)
-    : allocator_(std::make_unique<dra::Allocator>(ctx.world)),
+    : world_(&ctx.world),
+      allocator_(std::make_unique<dra::Allocator>(ctx.world)),
       reasons_(&ctx.reasons),
       not_available_(ctx.reasons.intern("resourceclaim not available on the node")),
       in_use_(ctx.reasons.intern("resourceclaim in use")) {}
 
+bool DynamicResources::wants_extended(const PodSpec& pod) const {
+  for (const auto& [r, want] : pod.requests.items) {
+    if (want > 0 && world_->dra.extended_class(r) != kNoClaim) return true;
+  }
+  return false;
+}
+
 fw::Status DynamicResources::pre_filter(fw::CycleState& state, const PodSpec& pod,
                                         const fw::Snapshot& snap) {
-  if (pod.claims.empty()) return fw::Status::skip();
+  if (pod.claims.empty() && !wants_extended(pod)) return fw::Status::skip();
   DraState& s = state.reuse<DraState>(slot());
   s.to_allocate.clear();
+  s.extended.clear();
   s.slot.clear();
   s.pinned = kNoNode;
+  // KEP-5004: the extended resources a DeviceClass serves, in resource order (the order
+  // NodeResourcesFit checks them). capsim asks for the pod's effective request of each (the
+  // larger of its init containers' and the sum of its containers'), as one request.
+  for (const auto& [r, want] : pod.requests.items) {
+    const std::uint32_t c = want > 0 ? world_->dra.extended_class(r) : kNoClaim;
+    if (c == kNoClaim) continue;
+    s.extended.push_back({r, c, static_cast<std::int32_t>(std::min<std::int64_t>(want, INT32_MAX)),
+                          world_->resources.name(r)});
+  }
   for (const PodClaimRef& ref : pod.claims) {
     if (ref.claim == kNoClaim) {
       return fw::Status::unresolvable(reasons_->intern(
@@ -60,26 +84,58 @@ fw::Status DynamicResources::failure(const dra::AllocationFailure& f) const {
   return f.unresolvable ? fw::Status::unresolvable(r) : fw::Status::unschedulable(r);
 }
 
+namespace {
+
+bool advertises(const NodeInfo& node, ResourceId r) {
+  // The node lists the resource in its allocatable (a device plugin's, even with every device
+  // unhealthy): the pod takes it there the classic way.
+  return node.spec->allocatable[r] > 0 || node.allocatable[r] > 0;
+}
+
+// The claims to allocate on `node`: the pod's unallocated ones, then (KEP-5004) the claim for its
+// extended resources that the node does not advertise. False if there are none.
+bool claims_for(const DraState& s, const NodeInfo& node, std::vector<dra::ClaimToAllocate>& out) {
+  out.clear();
+  dra::ClaimToAllocate ext;
+  for (const dra::ExtendedRequest& e : s.extended) {
+    if (!advertises(node, e.resource)) ext.extended.push_back(e);
+  }
+  if (s.to_allocate.empty() && ext.extended.empty()) return false;
+  out = s.to_allocate;
+  if (!ext.extended.empty()) out.push_back(std::move(ext));  // last, as upstream's special claim
+  return true;
+}
+
+}  // namespace
+
 fw::Status DynamicResources::filter(const fw::CycleState& state, const PodSpec& /*pod*/,
                                     const NodeInfo& node) const {
   const auto* s = state.read<DraState>(slot());
   if (s == nullptr) return fw::Status::success();
   if (s->pinned != kNoNode && s->pinned != node.id) return fw::Status::unresolvable(not_available_);
-  if (s->to_allocate.empty()) return fw::Status::success();
-  const dra::AllocationOutcome o = allocator_->allocate(node.id, node.dra_used, s->to_allocate);
+  if (s->extended.empty()) {  // claims only: no copy per node
+    if (s->to_allocate.empty()) return fw::Status::success();
+    const dra::AllocationOutcome o =
+        allocator_->allocate(node.id, node.dra_used, s->to_allocate, node.dra_consumed);
+    return o.ok ? fw::Status::success() : failure(o.failure);
+  }
+  std::vector<dra::ClaimToAllocate> claims;
+  if (!claims_for(*s, node, claims)) return fw::Status::success();
+  const dra::AllocationOutcome o =
+      allocator_->allocate(node.id, node.dra_used, claims, node.dra_consumed);
   if (!o.ok) return failure(o.failure);
   return fw::Status::success();
 }
 
-fw::Status DynamicResources::reserve(fw::CycleState& state, const PodSpec& pod,
+fw::Status DynamicResources::reserve(fw::CycleState& state, const PodSpec& /*pod*/,
                                      const NodeInfo& node, fw::Placement& placement) {
   placement.claims.clear();
-  if (pod.claims.empty()) return fw::Status::success();
   const auto* s = state.read<DraState>(slot());
   if (s == nullptr) return fw::Status::success();
   dra::AllocationOutcome o;
-  if (!s->to_allocate.empty()) {
-    o = allocator_->allocate(node.id, node.dra_used, s->to_allocate);
+  std::vector<dra::ClaimToAllocate> claims;
+  if (claims_for(*s, node, claims)) {
+    o = allocator_->allocate(node.id, node.dra_used, claims, node.dra_consumed);
     if (!o.ok) return failure(o.failure);
   }
   for (std::int32_t k : s->slot) {
@@ -90,6 +146,13 @@ fw::Status DynamicResources::reserve(fw::CycleState& state, const PodSpec& pod,
     } else {
       placement.claims.push_back(o.allocations.at(static_cast<std::size_t>(k)));
     }
+  }
+  if (claims.size() > s->to_allocate.size()) {
+    // The extended-resource claim: after the pod's own, for the resources it serves here.
+    ClaimAllocation a = o.allocations.back();
+    for (const dra::ExtendedRequest& e : claims.back().extended)
+      a.extended_resources.push_back(e.resource);
+    placement.claims.push_back(std::move(a));
   }
   return fw::Status::success();
 }

@@ -9,6 +9,13 @@
 //   request and why, in parentheses. A selector that fails to evaluate is an error, as upstream.
 // Reserve: repeats the (deterministic) allocation on the chosen node and puts it in the
 //   Placement; binding the pod then allocates the claims in the Cluster.
+// Extended resources (KEP-5004, DRAExtendedResource): a pod asking for an extended resource that
+//   a DeviceClass serves (its extendedResourceName, or deviceclass.resource.kubernetes.io/<name>)
+//   is also handled here on every node that does not advertise that resource in its allocatable:
+//   the scheduler's claim for the pod's extended resources (one ExactCount request per resource,
+//   count = the quantity, from that class) is allocated after the pod's own claims, as upstream's
+//   Filter does (KEP-5004 "Scheduling for Extended Resource backed by DRA"). NodeResourcesFit
+//   skips such a resource on such a node; a node that advertises it serves it the classic way.
 // DRA does no scoring: the node is chosen by the score plugins.
 #pragma once
 
@@ -39,7 +46,9 @@ class DynamicResources final : public fw::Plugin,
 
  private:
   fw::Status failure(const dra::AllocationFailure& f) const;
+  bool wants_extended(const PodSpec& pod) const;
 
+  const World* world_;
   std::unique_ptr<dra::Allocator> allocator_;
   fw::ReasonTable* reasons_;
   fw::ReasonId not_available_;

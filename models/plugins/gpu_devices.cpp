@@ -14,6 +14,7 @@ GpuDevices::GpuDevices(PluginContext& ctx)
   for (ResourceId r = 0; r < ctx.world.resources.size(); ++r) {
     insufficient_devices_[r] = ctx.reasons.intern(
         fmt::format("node(s) didn't have enough free {} devices", ctx.world.resources.name(r)));
+    dra_backed_[r] = ctx.world.dra.extended_class(r) != kNoClaim;
   }
 }
 
@@ -30,7 +31,8 @@ void GpuDevices::quick_necessary(const fw::CycleState& /*state*/, const PodSpec&
   if (!pod.gpu_models.empty()) req.models = &pod.gpu_models;
   if (is_share_pod(pod)) return;
   for (const auto& [r, count] : pod.device_requests) {
-    if (r == req.device_resource) req.units = std::max(req.units, count);
+    // A resource a DeviceClass serves may come through DRA, where no unit is counted.
+    if (r == req.device_resource && !dra_backed_[r]) req.units = std::max(req.units, count);
   }
 }
 
@@ -41,7 +43,7 @@ bool GpuDevices::quick_requirement(const fw::CycleState& /*state*/, const PodSpe
   // allows.
   if (is_share_pod(pod) || pod.device_requests.size() != 1) return false;
   const auto& [r, count] = pod.device_requests.front();
-  if (r != req.device_resource || count < 1) return false;
+  if (r != req.device_resource || count < 1 || dra_backed_[r]) return false;
   req.units = count;
   if (!pod.gpu_models.empty()) req.models = &pod.gpu_models;
   return true;
@@ -82,6 +84,7 @@ fw::Status GpuDevices::filter(const fw::CycleState& /*state*/, const PodSpec& po
     return fw::Status::unschedulable(insufficient_share_);
   }
   for (const auto& [r, count] : pod.device_requests) {
+    if (via_dra(r, node)) continue;  // DynamicResources allocates it
     if (!has_free_units(node, r, count)) {
       // More than the node advertises at all: only a reconfiguration could help.
       return count > node.allocatable[r] ? fw::Status::unresolvable(insufficient_devices_[r])
@@ -154,6 +157,7 @@ fw::Status GpuDevices::reserve(fw::CycleState& /*state*/, const PodSpec& pod, co
     return fw::Status::success();
   }
   for (const auto& [r, count] : pod.device_requests) {
+    if (via_dra(r, node)) continue;  // the extended-resource claim's (DynamicResources)
     // Which kind of unit backs this resource on this node?
     const DeviceUnit* sample = nullptr;
     for (const DeviceUnit& u : node.units) {

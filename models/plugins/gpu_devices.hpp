@@ -49,6 +49,12 @@ class GpuDevices final : public fw::Plugin,
                      fw::Placement& placement) override;
 
  private:
+  // Whether the pod takes `r` through DRA on `node` (KEP-5004): a DeviceClass serves it and the
+  // node does not advertise it; DynamicResources allocates it then.
+  bool via_dra(ResourceId r, const NodeInfo& node) const {
+    return dra_backed_[r] && node.allocatable[r] == 0 && node.spec->allocatable[r] == 0;
+  }
+  std::array<bool, kMaxResources> dra_backed_{};
   fw::ReasonId wrong_model_;
   fw::ReasonId no_gpu_;
   fw::ReasonId insufficient_share_;

@@ -63,6 +63,8 @@ NodeResourcesFit::NodeResourcesFit(PluginContext& ctx, NodeResourcesFitArgs args
   too_many_pods_ = ctx.reasons.intern("Too many pods");
   for (ResourceId r : args_.ignored_resources)
     ignored_[r] = true;
+  for (ResourceId r = 0; r < names.size(); ++r)
+    dra_backed_[r] = ctx.world.dra.extended_class(r) != kNoClaim;
   for (const auto& p : args_.shape) {
     // Scale 0..10 custom scores to 0..100 (MaxNodeScore / MaxCustomPriorityScore).
     scaled_shape_.push_back({p.utilization, p.score * (fw::kMaxNodeScore / 10)});
@@ -82,6 +84,9 @@ fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSp
   // extended resources, the order upstream checks them in.
   for (const auto& [r, want] : pod.requests.items) {
     if (want <= 0 || r == kPods || ignored_[r]) continue;
+    // KEP-5004: on a node that does not advertise it, DynamicResources serves a resource a
+    // DeviceClass names (upstream noderesources/fit.go with DRAExtendedResource).
+    if (dra_backed_[r] && alloc[r] == 0 && node.spec->allocatable[r] == 0) continue;
     if (want > alloc[r] - node.requested[r]) {
       st.code = fw::Code::kUnschedulable;
       st.add_reason(insufficient_[r]);
@@ -97,12 +102,14 @@ namespace {
 // Fills `req` with the pod's requests of the resources the QuickNode copy has; false if it asks
 // for another (checked) one.
 bool copy_requests(const PodSpec& pod, const std::array<bool, kMaxResources>& ignored,
-                   fw::QuickRequirement& req) {
+                   const std::array<bool, kMaxResources>& dra_backed, fw::QuickRequirement& req) {
   bool all = true;
   req.pods = 1;
   for (const auto& [r, want] : pod.requests.items) {
     if (want <= 0 || r == kPods || ignored[r]) continue;
-    if (r == kCpu) {
+    if (dra_backed[r]) {
+      all = false;  // a node may serve it through DRA: filter() decides
+    } else if (r == kCpu) {
       req.cpu = want;
     } else if (r == kMemory) {
       req.memory = want;
@@ -118,12 +125,12 @@ bool copy_requests(const PodSpec& pod, const std::array<bool, kMaxResources>& ig
 
 void NodeResourcesFit::quick_necessary(const fw::CycleState& /*state*/, const PodSpec& pod,
                                        fw::QuickRequirement& req) const {
-  copy_requests(pod, ignored_, req);
+  copy_requests(pod, ignored_, dra_backed_, req);
 }
 
 bool NodeResourcesFit::quick_requirement(const fw::CycleState& /*state*/, const PodSpec& pod,
                                          fw::QuickRequirement& req) const {
-  return copy_requests(pod, ignored_, req);
+  return copy_requests(pod, ignored_, dra_backed_, req);
 }
 
 namespace {

@@ -78,6 +78,9 @@ class NodeResourcesFit final : public fw::Plugin,
   std::vector<fw::ReasonId> insufficient_;           // "Insufficient <resource>" per id
   fw::ReasonId too_many_pods_ = 0;
   std::array<bool, kMaxResources> ignored_{};
+  // Extended resources a DeviceClass serves through DRA (KEP-5004): not checked on a node that
+  // does not advertise them (DynamicResources allocates them there).
+  std::array<bool, kMaxResources> dra_backed_{};
 };
 
 // Shared by NodeResourcesFit and BalancedAllocation: the (allocatable, requested) pair a scorer

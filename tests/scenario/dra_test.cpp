@@ -488,9 +488,9 @@ spec:
   }
 
   TEST_CASE("a device with allowMultipleAllocations and no capacity serves two claims at once") {
-    // A shareable device without capacities is what capsim models of consumable capacity: every
-    // claim may have it. Node n1 has one such device; two pods with claims of their own, both
-    // arriving at 0s for 1h, start together on it (an exclusive device would make one wait 1h).
+    // A shareable device without capacities: every claim may have it (KEP-5075). Node n1 has one
+    // such device; two pods with claims of their own, both arriving at 0s for 1h, start
+    // together on it (an exclusive device would make one wait 1h).
     const std::string scenario = R"(name: shareable
 cluster:
   nodes:
@@ -526,7 +526,9 @@ spec:
       - {name: dev, exactly: {deviceClassName: example}}
 )";
     m += claim_pod("a", {"{name: d, resourceClaimTemplateName: one}"});
-    // b's claim asks for capacity too: warned about at the field, and it has no effect.
+    m += claim_pod("b", {"{name: d, resourceClaimTemplateName: one}"});
+    // c's claim asks for a capacity the device does not have: no device can serve it (upstream:
+    // capacity.requests is a filter as well as what an allocation consumes).
     m += R"(---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
@@ -540,21 +542,14 @@ spec:
           deviceClassName: example
           capacity: {requests: {bandwidth: 1G}}
 )";
-    m += claim_pod("b", {"{name: d, resourceClaimTemplateName: with-capacity}"});
+    m += claim_pod("c", {"{name: d, resourceClaimTemplateName: with-capacity}"});
     Run r = run_files(scenario, {{"m.yaml", m}});
-    bool warned = false;
-    for (const std::string& w : r.warnings) {
-      if (w.find("spec.spec.devices.requests[0].exactly.capacity: consumable capacity requests "
-                 "are not modelled") != std::string::npos) {
-        warned = true;
-      }
-    }
-    CAPTURE(r.warnings);
-    CHECK(warned);
     CHECK(r.event("a", "start").find("claims d: shared-0 (dev)") != std::string::npos);
     CHECK(r.event("b", "start").find("claims d: shared-0 (dev)") != std::string::npos);
     CHECK(r.pod("a").start == 0);
     CHECK(r.pod("b").start == 0);
+    CHECK(r.event("c", "pending").find("no matching device can serve the capacity it requests") !=
+          std::string::npos);
   }
 
   TEST_CASE("two pods sharing a one-GPU claim time-share the GPU") {
@@ -664,9 +659,14 @@ spec:
     Run r = run_files(scenario, {{"m.yaml", m}});
     CHECK(r.node_of("claimer") == "dra-0");
     CHECK(r.node_of("classic") == "plugin-0");
-    // The DRA node advertises no nvidia.com/gpu: the second classic pod waits for the first.
+    // The DRA node advertises no nvidia.com/gpu but serves it through gpu.nvidia.com's
+    // extendedResourceName (KEP-5004); its one GPU is the claimer's, so the second classic pod
+    // waits for a GPU, and the message says how each node was tried.
+    CAPTURE(r.event("classic2", "pending"));
     CHECK(r.event("classic2", "pending")
-              .find("0/2 nodes are available: 2 Insufficient nvidia.com/gpu") != std::string::npos);
+              .find("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 cannot allocate "
+                    "all claims (extended resource nvidia.com/gpu (device class gpu.nvidia.com): "
+                    "all matching devices are in use)") != std::string::npos);
     CHECK(r.pod("classic2").start == r.pod("classic").end);
     // After the run: the GPU it held and the claim's device, as while it ran.
     CHECK(r.pod("claimer").devices == "gpu:0 claims gpu: gpu-0 (gpu)");
@@ -1004,9 +1004,8 @@ spec:
   CHECK(e.find("m.yaml:6:13: spec.nodeName: the ResourceSlice is for node 'n-1', which is not in "
                "the scenario (did you mean 'n-0'?)") != std::string::npos);
 
-  // Consumable capacity (KEP-5075) is refused where capsim would over-commit a device: a
-  // shareable device with a capacity. requestPolicy is only valid on a shareable device, and a
-  // pool generation is never negative (the API server's rules).
+  // Consumable capacity (KEP-5075): requestPolicy is only valid on a shareable device and must
+  // be consistent (the API server's rules), and a pool generation is never negative.
   const std::string slice_head = R"(apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: s}
@@ -1018,11 +1017,24 @@ spec:
   devices:
   - name: nic-0
     allowMultipleAllocations: true
-    capacity: {bandwidth: {value: 10G}}
+    capacity:
+      bandwidth:
+        value: 10G
+        requestPolicy: {default: 500M, validRange: {min: 1G, step: 1G}}
 )"}});
-  CHECK(e.find("m.yaml:10:31: spec.devices[0].allowMultipleAllocations: consumable capacity is "
-               "not modelled") != std::string::npos);
-  CHECK(e.find("remove allowMultipleAllocations") != std::string::npos);
+  CHECK(e.find("m.yaml:14:34: spec.devices[0].capacity.bandwidth.requestPolicy.default: the "
+               "default must lie within validRange") != std::string::npos);
+  e = load_error(scenario, {{"m.yaml", slice_head + R"(  pool: {name: n-0, resourceSliceCount: 1}
+  devices:
+  - name: nic-0
+    allowMultipleAllocations: true
+    capacity:
+      bandwidth:
+        value: 10G
+        requestPolicy: {default: 1G, validValues: [1G, 4G, 2G]}
+)"}});
+  CHECK(e.find("spec.devices[0].capacity.bandwidth.requestPolicy.validValues[2]: validValues "
+               "must be in ascending order") != std::string::npos);
   e = load_error(scenario, {{"m.yaml", slice_head + R"(  pool: {name: n-0, resourceSliceCount: 1}
   devices:
   - name: nic-0

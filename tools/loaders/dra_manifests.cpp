@@ -90,11 +90,22 @@ void read_device_request_fields(MapReader& m, dra::SubRequest& out, const Manife
     }
   }
   not_modelled(m, "tolerations", "device taints and tolerations are not modelled", ctx);
-  not_modelled(m, "capacity",
-               "consumable capacity requests are not modelled: the request is not charged "
-               "against a device's capacity (devices without allowMultipleAllocations go to one "
-               "claim each)",
-               ctx);
+  if (auto cap = m.opt("capacity")) {
+    // Consumable capacity (KEP-5075): how much of each named capacity a device must offer, and
+    // what an allocation of a shareable device consumes.
+    MapReader cm = cap->map();
+    if (auto reqs = cm.opt("requests")) {
+      for (auto& [key, v] : reqs->entries()) {
+        const auto slash = key.find('/');
+        if (key.empty() || slash == 0 || (slash != std::string::npos && slash + 1 == key.size()) ||
+            (slash != std::string::npos && key.find('/', slash + 1) != std::string::npos)) {
+          v.fail(fmt::format("'{}' is not a valid capacity name (name, or domain/name)", key));
+        }
+        out.capacity_requests.emplace_back(key, v.quantity(3));
+      }
+    }
+    cm.finish();
+  }
 }
 
 dra::Request read_request(const YamlNode& node, const ManifestContext& ctx) {
@@ -213,17 +224,25 @@ dra::ClaimSpec read_claim_spec(const YamlNode& spec_node, const ManifestContext&
             c.requests.push_back(name);
           }
         }
-        if (auto d = cm.opt("distinctAttribute")) {
-          d->fail("distinctAttribute (DRAConsumableCapacity) is not modelled by capsim");
+        // Exactly one of matchAttribute and distinctAttribute (KEP-5075: the devices'
+        // values of the attribute must all differ).
+        const std::optional<YamlNode> match = cm.opt("matchAttribute");
+        const std::optional<YamlNode> distinct = cm.opt("distinctAttribute");
+        if (match && distinct) {
+          distinct->fail("set one of matchAttribute and distinctAttribute in a constraint");
         }
-        const YamlNode ma = cm.req("matchAttribute");
+        if (!match && !distinct)
+          item.fail("a constraint needs matchAttribute or distinctAttribute");
+        const YamlNode ma = match ? *match : *distinct;
+        const char* field = match ? "matchAttribute" : "distinctAttribute";
+        c.distinct = !match;
         c.match_attribute = ma.str();
         const auto slash = c.match_attribute.find('/');
         if (slash == std::string::npos || slash == 0 || slash + 1 == c.match_attribute.size()) {
           ma.fail(
-              fmt::format("matchAttribute must be a fully qualified name 'domain/name' (e.g. "
+              fmt::format("{} must be a fully qualified name 'domain/name' (e.g. "
                           "resource.kubernetes.io/pcieRoot), not '{}'",
-                          c.match_attribute));
+                          field, c.match_attribute));
         }
         cm.finish();
         cs.constraints.push_back(std::move(c));
@@ -290,9 +309,22 @@ void load_device_class(MapReader& doc, ManifestContext& ctx) {
   spec.ignore("config");  // opaque driver configuration: no effect on scheduling
   if (auto e = spec.opt("extendedResourceName")) {
     c.extended_resource_name = e->str();
-    ctx.warn(*e,
-             "extendedResourceName is recorded but not modelled: pods asking for it as an "
-             "extended resource are served by the device plugin's nodes only");
+    const std::string& n = c.extended_resource_name;
+    // As the API server validates it: an extended resource name, i.e. a qualified name with a
+    // domain outside kubernetes.io (a device plugin's resource such as nvidia.com/gpu).
+    const auto slash = n.find('/');
+    const std::string domain = slash == std::string::npos ? "" : n.substr(0, slash);
+    const std::string rest = slash == std::string::npos ? n : n.substr(slash + 1);
+    const bool k8s_domain =
+        domain == "kubernetes.io" || (domain.size() > 14 && domain.ends_with(".kubernetes.io"));
+    if (domain.empty() || rest.empty() || k8s_domain || rest.find('/') != std::string::npos ||
+        n.starts_with("requests.")) {
+      e->fail(
+          fmt::format("'{}' is not an extended resource name: write domain/name with a domain "
+                      "outside kubernetes.io, e.g. example.com/gpu (every class is also "
+                      "reachable as {}{})",
+                      n, kImplicitExtendedResourcePrefix, c.name));
+    }
   }
   spec.finish();
   auto& classes = ctx.builder.world().dra.classes;
@@ -353,6 +385,57 @@ std::pair<std::string, std::string> qualified(const std::string& key, const std:
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
+// A capacity's requestPolicy, validated as the API server does (KEP-5075): at most one of
+// validRange and validValues; with either, a default that it allows; validValues ascending, at
+// most 10; validRange's min <= max and step > 0.
+dra::RequestPolicy read_request_policy(const YamlNode& n) {
+  MapReader m = n.map();
+  dra::RequestPolicy p;
+  const std::optional<YamlNode> def = m.opt("default");
+  if (def) {
+    p.has_default = true;
+    p.default_milli = def->quantity(3);
+  }
+  const std::optional<YamlNode> range = m.opt("validRange");
+  const std::optional<YamlNode> values = m.opt("validValues");
+  if (range && values) values->fail("set one of validRange and validValues, not both");
+  if (range) {
+    MapReader r = range->map();
+    p.has_range = true;
+    p.min = r.req("min").quantity(3);
+    if (auto mx = r.opt("max")) {
+      p.max = mx->quantity(3);
+      if (p.max < p.min) mx->fail("max must not be less than min");
+    }
+    if (auto st = r.opt("step")) {
+      p.step = st->quantity(3);
+      if (p.step <= 0) st->fail("step must be greater than zero");
+    }
+    r.finish();
+    if (!def) n.fail("a requestPolicy with validRange needs a default");
+    if (p.default_milli < p.min || (p.max >= 0 && p.default_milli > p.max)) {
+      def->fail("the default must lie within validRange");
+    }
+  }
+  if (values) {
+    const std::vector<YamlNode> items = values->seq();
+    if (items.empty() || items.size() > 10) values->fail("validValues needs 1 to 10 values");
+    for (const YamlNode& v : items) {
+      const std::int64_t x = v.quantity(3);
+      if (!p.valid_values.empty() && x <= p.valid_values.back()) {
+        v.fail("validValues must be in ascending order, without repeats");
+      }
+      p.valid_values.push_back(x);
+    }
+    if (!def) n.fail("a requestPolicy with validValues needs a default");
+    if (!std::binary_search(p.valid_values.begin(), p.valid_values.end(), p.default_milli)) {
+      def->fail("the default must be one of validValues");
+    }
+  }
+  m.finish();
+  return p;
+}
+
 std::vector<std::pair<std::string, std::int64_t>> read_counters(const YamlNode& n) {
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (auto& [name, v] : n.entries()) {
@@ -394,9 +477,12 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
         v.fail("a capacity is {value: <quantity>} (the bare quantity was v1alpha3)");
       MapReader cm = v.map();
       sd.device.capacity.push_back({domain, nm, cm.req("value").quantity(3)});
-      // requestPolicy is only valid on a device with allowMultipleAllocations (checked below),
-      // which capsim refuses when the device has a capacity, so it is never silently dropped.
-      if (auto rp = cm.opt("requestPolicy"); rp && !request_policy) request_policy = rp;
+      // requestPolicy is only valid on a device with allowMultipleAllocations (checked below).
+      if (auto rp = cm.opt("requestPolicy")) {
+        if (!request_policy) request_policy = rp;
+        sd.device.policies.emplace_back(static_cast<std::uint16_t>(sd.device.capacity.size() - 1),
+                                        read_request_policy(*rp));
+      }
       cm.finish();
       ++fields;
     }
@@ -420,16 +506,7 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
   }
   // Consumable capacity (KEP-5075): every allocation of a shareable device consumes some of each
   // of its capacities (what the claim requests, else requestPolicy.default, else all of it), and
-  // the allocations never exceed it. capsim does not charge capacities and shares a device with
-  // allowMultipleAllocations without limit, which is upstream's answer only for a device without
-  // capacities; with capacities it would silently over-commit the device, so it is refused.
-  if (sd.device.allow_multiple_allocations && !sd.device.capacity.empty()) {
-    multiple->fail(
-        "consumable capacity is not modelled: capsim shares a device with "
-        "allowMultipleAllocations without charging its capacity, so it accepts it only on a "
-        "device without capacity (remove allowMultipleAllocations to give the device to one "
-        "claim at a time)");
-  }
+  // the allocations never exceed it (models/dra/allocator).
   not_modelled(*m, "taints", "device taints are not modelled", ctx);
   not_modelled(*m, "bindsToNode", "bindsToNode is not modelled", ctx);
   not_modelled(*m, "bindingConditions", "binding conditions are not modelled", ctx);
@@ -764,6 +841,29 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
                                        did_you_mean(s.device_class, class_names)));
         }
         s.class_index = static_cast<std::uint32_t>(it - class_names.begin());
+      }
+    }
+  }
+
+  // 2b. Extended resources served through DRA (KEP-5004): a class serves its
+  // extendedResourceName and its implicit name deviceclass.resource.kubernetes.io/<class>. When
+  // two classes name one resource, upstream takes the class created last (then the name that
+  // sorts first; DeviceClassSpec.extendedResourceName's API doc). capsim takes the driver's
+  // built-in classes as created first and the manifests' in the order they are read, so the
+  // last class of the manifests that names the resource wins.
+  {
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t k = 0; k < dra.classes.size(); ++k)
+      if (dra.classes[k].builtin) order.push_back(k);
+    for (std::uint32_t k = 0; k < dra.classes.size(); ++k)
+      if (!dra.classes[k].builtin) order.push_back(k);
+    dra.extended_classes.assign(w.resources.size(), kNoClaim);
+    for (std::uint32_t k : order) {
+      const dra::DeviceClass& c = dra.classes[k];
+      for (const std::string& name :
+           {c.extended_resource_name, std::string(kImplicitExtendedResourcePrefix) + c.name}) {
+        if (name.empty()) continue;
+        if (auto r = w.resources.find(name)) dra.extended_classes[*r] = k;
       }
     }
   }

@@ -402,6 +402,11 @@ std::string resource_name_problem(std::string_view name, ResourceScope scope) {
       return fmt::format("'{}' is not a valid resource name: {}", name, p);
     }
     const std::string_view prefix = name.substr(0, name.find('/'));
+    // A container may ask for a DeviceClass as an extended resource by its implicit name
+    // (KEP-5004, DRAExtendedResource); a node never advertises one.
+    if (scope == ResourceScope::kContainer && prefix == "deviceclass.resource.kubernetes.io") {
+      return "";
+    }
     if (prefix == "kubernetes.io" ||
         (prefix.size() > 14 && prefix.substr(prefix.size() - 14) == ".kubernetes.io")) {
       return fmt::format(

@@ -174,3 +174,50 @@ TEST_CASE("the Filter names every insufficient resource and flags impossible req
   REQUIRE(st3.count >= 1);
   CHECK(reasons.text(st3.reasons[0]) == "Too many pods");
 }
+
+TEST_CASE("a resource a DeviceClass serves is not counted on a node that does not advertise it") {
+  // KEP-5004 (DRAExtendedResource): with a DeviceClass whose extendedResourceName is
+  // nvidia.com/gpu, the Filter skips nvidia.com/gpu on a node whose allocatable lacks it
+  // (DynamicResources allocates it there) and still counts it on a node that lists it.
+  TestWorld tw;
+  tw.node("plugin").cpu("8").memory("16Gi").gpus(4).add();  // allocatable nvidia.com/gpu: 4
+  tw.node("cpu").cpu("8").memory("16Gi").add();             // no nvidia.com/gpu
+  const PodId two = tw.pod("two").cpu("1").memory("1Gi").gpus(2).add();
+  const PodId eight = tw.pod("eight").cpu("1").memory("1Gi").gpus(8).add();
+  struct Case {
+    const char* name;
+    bool class_serves_gpu;
+    PodId pod;
+    NodeId node;
+    fw::Code want;
+  };
+  const Case cases[] = {
+      {"no class, plugin node: 2 <= 4 free", false, two, 0, fw::Code::kSuccess},
+      {"no class, cpu node: 2 > 0 allocatable", false, two, 1,
+       fw::Code::kUnschedulableAndUnresolvable},
+      {"class, plugin node: still counted, 2 <= 4", true, two, 0, fw::Code::kSuccess},
+      {"class, plugin node: still counted, 8 > 4", true, eight, 0,
+       fw::Code::kUnschedulableAndUnresolvable},
+      {"class, cpu node: skipped, DRA decides", true, eight, 1, fw::Code::kSuccess},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    World& w = tw.world();
+    w.dra.classes.assign(1, dra::DeviceClass{});
+    w.dra.classes[0].name = "gpu.example.com";
+    w.dra.classes[0].extended_resource_name = "nvidia.com/gpu";
+    w.dra.extended_classes.assign(w.resources.size(), kNoClaim);
+    if (c.class_serves_gpu) w.dra.extended_classes[kNvidiaGpu] = 0;
+    fw::ReasonTable reasons;
+    PluginContext ctx{w, reasons, 0};
+    NodeResourcesFit fit(ctx, {});
+    Cluster cluster(w);
+    fw::CycleState state(1);
+    const fw::Status st = fit.filter(state, w.pods[c.pod], cluster.node(c.node));
+    CHECK(st.code == c.want);
+    if (c.want != fw::Code::kSuccess) {
+      REQUIRE(st.count == 1);
+      CHECK(reasons.text(st.reasons[0]) == "Insufficient nvidia.com/gpu");
+    }
+  }
+}
