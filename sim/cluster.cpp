@@ -647,43 +647,37 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
   std::vector<std::string> details;
   for (std::size_t i = 0; i < claims.size(); ++i) {
     ClaimAllocation a = claims[i];
+    std::string_view label = "extended resources";
     if (i == s.claims.size()) {
       // The extended-resource claim: the pod's own, made and freed with it.
       CAPSIM_CHECK(!a.reuse, "the extended-resource claim is never shared");
       hold_claim(n, a, +1);
-      for (std::uint16_t ui : a.units) {
-        ps.holdings.push_back(replica_of(n, ui));
-        ++ps.claim_units;
-        note_gpu(n.units[ui].gpu);
-        mem_used += static_cast<double>(pod_memory(pod, n, ps.holdings.back()));
-      }
-      details.push_back(fmt::format("extended resources: {}", a.detail.empty() ? "-" : a.detail));
-      ps.claims.push_back(std::move(a));
-      continue;
-    }
-    const PodClaimRef& ref = s.claims[i];
-    if (ref.shared()) {
-      SharedClaimState& c = shared_claims_.at(ref.claim);
-      if (a.reuse) {
-        CAPSIM_CHECK(c.node == node, fmt::format("pod {} joins claim {} on node {}, but it is "
-                                                 "allocated elsewhere",
-                                                 s.name, ref.claim_name, n.spec->name));
-        a = c.allocation;
-      } else {
-        CAPSIM_CHECK(c.node == kNoNode && c.reserved_for.empty(),
-                     fmt::format("pod {} allocates claim {}, which is already allocated", s.name,
-                                 ref.claim_name));
-        hold_claim(n, a, +1);
-        c.node = node;
-        c.allocation = a;
-      }
-      CAPSIM_CHECK(c.reserved_for.size() < kMaxClaimConsumers,
-                   fmt::format("claim {} would have more than {} consumers", ref.claim_name,
-                               kMaxClaimConsumers));
-      c.reserved_for.push_back(pod);
     } else {
-      CAPSIM_CHECK(!a.reuse, "a claim made from a template is never shared");
-      hold_claim(n, a, +1);
+      const PodClaimRef& ref = s.claims[i];
+      label = ref.name;
+      if (ref.shared()) {
+        SharedClaimState& c = shared_claims_.at(ref.claim);
+        if (a.reuse) {
+          CAPSIM_CHECK(c.node == node, fmt::format("pod {} joins claim {} on node {}, but it is "
+                                                   "allocated elsewhere",
+                                                   s.name, ref.claim_name, n.spec->name));
+          a = c.allocation;
+        } else {
+          CAPSIM_CHECK(c.node == kNoNode && c.reserved_for.empty(),
+                       fmt::format("pod {} allocates claim {}, which is already allocated", s.name,
+                                   ref.claim_name));
+          hold_claim(n, a, +1);
+          c.node = node;
+          c.allocation = a;
+        }
+        CAPSIM_CHECK(c.reserved_for.size() < kMaxClaimConsumers,
+                     fmt::format("claim {} would have more than {} consumers", ref.claim_name,
+                                 kMaxClaimConsumers));
+        c.reserved_for.push_back(pod);
+      } else {
+        CAPSIM_CHECK(!a.reuse, "a claim made from a template is never shared");
+        hold_claim(n, a, +1);
+      }
     }
     for (std::uint16_t ui : a.units) {
       ps.holdings.push_back(replica_of(n, ui));
@@ -691,7 +685,7 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
       note_gpu(n.units[ui].gpu);
       mem_used += static_cast<double>(pod_memory(pod, n, ps.holdings.back()));
     }
-    details.push_back(fmt::format("{}: {}", ref.name, a.detail.empty() ? "-" : a.detail));
+    details.push_back(fmt::format("{}: {}", label, a.detail.empty() ? "-" : a.detail));
     ps.claims.push_back(std::move(a));
   }
   if (!details.empty()) {
