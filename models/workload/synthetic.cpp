@@ -13,10 +13,10 @@ double daily_cycle_factor(SimTime t, double amplitude, double peak_hour) {
   return 1.0 + amplitude * std::cos(2.0 * std::numbers::pi * (hour - peak_hour) / 24.0);
 }
 
-std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
-                                        std::uint64_t seed) {
-  std::vector<PodSpec> out;
-  for (const TenantSpec& t : tenants) {
+void generate_synthetic(const std::vector<TenantSpec>& tenants, std::uint64_t seed,
+                        const std::function<void(std::size_t tenant, PodSpec&& pod)>& emit) {
+  for (std::size_t ti = 0; ti < tenants.size(); ++ti) {
+    const TenantSpec& t = tenants[ti];
     if (t.rate_per_hour <= 0 || t.end <= t.start) continue;
     RandomStream arrivals(seed, "arrivals/" + t.name);
     RandomStream shape(seed, "shape/" + t.name);
@@ -67,10 +67,9 @@ std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants,
       p.gpu_models = t.gpu_models;
       p.termination_grace = t.termination_grace;
       p.requeue_on_preemption = true;  // submitted through a Job controller
-      out.push_back(std::move(p));
+      emit(ti, std::move(p));
     }
   }
-  return out;
 }
 
 }  // namespace capsim

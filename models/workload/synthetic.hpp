@@ -5,7 +5,9 @@
 // what the others submit, and the same seed gives the same workload.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,7 +49,10 @@ struct TenantSpec {
 // The expected rate multiplier at time t for a cycle with amplitude A and peak hour p.
 double daily_cycle_factor(SimTime t, double amplitude, double peak_hour);
 
-// Generates every tenant's pods (unsorted across tenants; arrival times are set).
-std::vector<PodSpec> generate_synthetic(const std::vector<TenantSpec>& tenants, std::uint64_t seed);
+// Generates every tenant's pods, tenant by tenant in arrival order (unsorted across tenants),
+// handing each to `emit` with its tenant's index as it is made: a million pods are never held
+// twice.
+void generate_synthetic(const std::vector<TenantSpec>& tenants, std::uint64_t seed,
+                        const std::function<void(std::size_t tenant, PodSpec&& pod)>& emit);
 
 }  // namespace capsim

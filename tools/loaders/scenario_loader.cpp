@@ -640,15 +640,13 @@ void load_workload(const YamlNode& w, Ctx& c, SimDuration default_window) {
       }
     }
     sm.finish();
-    std::vector<PodSpec> pods = generate_synthetic(tenants, c.s->seed);
-    for (PodSpec& p : pods) {
-      std::size_t k = 0;
-      while (k < tenants.size() && p.name.rfind(tenants[k].name + "-", 0) != 0)
-        ++k;
-      const InputLocation loc = k < where.size() ? where[k] : syn->where();
-      p.source = short_location(loc);
-      c.b->add_pod(std::move(p), loc);
-    }
+    std::vector<std::string> sources;
+    for (const InputLocation& loc : where)
+      sources.push_back(short_location(loc));
+    generate_synthetic(tenants, c.s->seed, [&](std::size_t tenant, PodSpec&& p) {
+      p.source = sources[tenant];
+      c.b->add_pod(std::move(p), where[tenant]);
+    });
   }
   if (auto traces = m.opt("traces")) {
     for (const YamlNode& t : traces->seq()) {

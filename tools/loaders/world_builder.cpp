@@ -254,9 +254,9 @@ PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
   derive_device_requests(pod, world_->resources);
   if (auto it = pod_names_.find(key); it != pod_names_.end()) {
     fail_at(where, fmt::format("duplicate pod '{}' (first defined at {})", key,
-                               short_location(it->second)));
+                               short_location(pod_where(it->second))));
   }
-  pod_names_.emplace(key, where);
+  pod_names_.emplace(key, static_cast<PodId>(world_->pods.size()));
   for (const auto& [r, v] : pod.requests.items) {
     if (v < 0) fail_at(where, fmt::format("negative request for {}", world_->resources.name(r)));
   }
@@ -273,7 +273,12 @@ PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
   if (!(pod.gpu_util >= 0 && pod.gpu_util <= 1)) fail_at(where, "gpu_util must be between 0 and 1");
   if (pod.source.empty()) pod.source = short_location(where);
   world_->pods.push_back(std::move(pod));
-  pod_where_.push_back(where);
+  const auto same = [&](const InputLocation& l) {
+    return l.line == where.line && l.column == where.column && l.file == where.file &&
+           l.field == where.field;
+  };
+  if (pod_locations_.empty() || !same(pod_locations_.back())) pod_locations_.push_back(where);
+  pod_where_.push_back(static_cast<std::uint32_t>(pod_locations_.size() - 1));
   return static_cast<PodId>(world_->pods.size() - 1);
 }
 
@@ -427,8 +432,8 @@ void WorldBuilder::finalize() {
     expand();
   }
   for (std::size_t i = 0; i < world_->pods.size(); ++i) {
-    resolve_priority(world_->pods[i], pod_where_[i]);
-    check_node_name(world_->pods[i], pod_where_[i]);
+    resolve_priority(world_->pods[i], pod_where(static_cast<PodId>(i)));
+    check_node_name(world_->pods[i], pod_where(static_cast<PodId>(i)));
   }
   for (std::size_t j = 0; j < world_->jobs.size(); ++j) {
     resolve_priority(world_->jobs[j].pod_template, job_where_[j]);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/gpu_catalog.hpp"
@@ -102,11 +103,15 @@ class WorldBuilder {
   const GpuCatalog* catalog_;
   std::map<std::string, GpuModelId> model_ids_;
   std::map<std::string, InputLocation> node_names_;
-  std::map<std::string, InputLocation> pod_names_;
+  std::unordered_map<std::string, PodId> pod_names_;  // "namespace/name"
   std::map<std::string, InputLocation> job_names_;
   std::map<std::string, InputLocation> pc_names_;
   std::map<std::string, InputLocation> namespace_names_;
-  std::vector<InputLocation> pod_where_;
+  // Where each pod was defined, as an index into pod_locations_: the pods of a synthetic tenant,
+  // a trace or a Job share theirs, so a million pods do not hold a million copies.
+  std::vector<std::uint32_t> pod_where_;
+  std::vector<InputLocation> pod_locations_;
+  const InputLocation& pod_where(PodId pod) const { return pod_locations_[pod_where_[pod]]; }
   std::vector<InputLocation> job_where_;
   std::vector<std::pair<std::string, std::function<void()>>> finalizers_;
   NodePricer pricer_;
