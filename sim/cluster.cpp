@@ -146,6 +146,7 @@ DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const
 Cluster::Cluster(World& world) : world_(&world) {
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
+  quick_index_.resize(nodes_.size());
   // Nodes of autoscaled pools beyond their initial size start absent.
   for (const PoolAutoscaling& p : world.autoscaler.pools) {
     for (std::size_t k = static_cast<std::size_t>(p.initial); k < p.nodes.size(); ++k)
@@ -356,6 +357,7 @@ void Cluster::refresh_quick(const NodeInfo& n) {
   q.hard_taints = std::any_of(n.spec->taints.begin(), n.spec->taints.end(), [](const Taint& t) {
     return t.effect != TaintEffect::kPreferNoSchedule;
   });
+  quick_index_.update(n.id, q.units, q.device, q.gpu_model);
 }
 
 std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const {
@@ -1090,6 +1092,8 @@ void Cluster::check_invariants() const {
                                                            : std::max(most, 1000 - g.milli_used);
                                          }),
                  fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
+    CAPSIM_CHECK(quick_index_.agrees(n.id, q.units, q.device, q.gpu_model),
+                 fmt::format("node {}: the quick index is out of date", n.spec->name));
     // An absent node holds nothing and offers nothing.
     CAPSIM_CHECK(!n.absent || (n.pods.empty() && n.units.empty() && n.spec->unschedulable &&
                                std::all_of(n.allocatable.v.begin(), n.allocatable.v.end(),

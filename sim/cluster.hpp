@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/quick_index.hpp"
 #include "sim/world.hpp"
 
 namespace capsim {
@@ -142,6 +143,8 @@ class Cluster {
   const PodSpec& spec(PodId p) const { return world_->pods[p]; }
   const ClusterTotals& totals() const { return totals_; }
   const std::vector<QuickNode>& quick() const { return quick_; }
+  // Bitsets of the nodes by free quick-device level and GPU model, kept with quick().
+  const QuickIndex& quick_index() const { return quick_index_; }
   // The extended resource QuickNode::device counts: the one with the most allocatable over all
   // nodes when the cluster was built (the lowest id on ties); kNoResource if there is none.
   ResourceId quick_device() const { return quick_device_; }
@@ -265,6 +268,7 @@ class Cluster {
   std::vector<std::unique_ptr<NodeSpec>> down_specs_;
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
+  QuickIndex quick_index_;
   ResourceId quick_device_ = kNoResource;
   // How many bound pods have each priority (any_bound_below).
   std::map<std::int32_t, std::int64_t> bound_priorities_;

@@ -438,12 +438,38 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       std::int32_t processed = 0;
       const auto n = static_cast<std::size_t>(num_nodes);
       const std::size_t start = next_start_node_index_;
+      // The quick index names a superset of the nodes `needed` accepts (plus the nodes with
+      // nominated pods, which take no quick path): the rest are quick-rejected without reading
+      // their copies, and recorded as skipped only if the cycle fails (below).
+      const bool indexed =
+          quick_on && cluster_->quick_index().candidates(std::min(needed.units, needed.device),
+                                                         needed.models, quick_candidates_);
+      if (indexed) {
+        for (const auto& [id, pods] : nominated_by_node_)
+          quick_candidates_[id / 64] |= std::uint64_t{1} << (id % 64);
+      }
       for (std::size_t k = 0; k < n; ++k) {
-        const NodeId id = static_cast<NodeId>((start + k) % n);
-        ++processed;
+        std::size_t at = start + k < n ? start + k : start + k - n;
+        if (indexed) {
+          // Jump to the next candidate before the end of the array or, after the wrap, the start.
+          const std::size_t end = at >= start ? n : start;
+          const std::size_t next = QuickIndex::next(quick_candidates_, at, end);
+          if (next != at) {
+            skipped_any = true;
+            k += next - at;
+            at = next;
+            if (next == end) {  // no candidate before `end`: go on from there
+              processed = static_cast<std::int32_t>(k);
+              --k;
+              continue;
+            }
+          }
+        }
+        const NodeId id = static_cast<NodeId>(at);
+        processed = static_cast<std::int32_t>(k + 1);
         if (quick_reject(id)) {
           skipped_any = true;
-          skipped_.push_back(id);
+          if (!indexed) skipped_.push_back(id);
           continue;
         }
         if (fw_->quick_feasible(quick_base[id]) &&
@@ -471,6 +497,12 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       if (feasible_.empty() && skipped_any) {
         // Every node was processed and none fits: evaluate the quick-rejected ones in full for the
         // diagnosis, merging them into the statuses in evaluation order.
+        if (indexed) {
+          for (std::size_t k = 0; k < n; ++k) {
+            const auto id = static_cast<NodeId>((start + k) % n);
+            if (quick_reject(id)) skipped_.push_back(id);
+          }
+        }
         first_pass_.swap(diagnosis_.node_statuses);
         diagnosis_.node_statuses.clear();
         std::size_t next_first = 0, next_skipped = 0;

@@ -204,7 +204,8 @@ class Scheduler {
   std::vector<std::int64_t> totals_;
   Diagnosis diagnosis_;
   std::vector<NodeId> skipped_;  // nodes a quick check rejected, in evaluation order
-  bool quick_ready_ = false;     // the framework's quick requirements are for this cycle's pod
+  std::vector<std::uint64_t> quick_candidates_;  // the quick index's candidate nodes, a bit each
+  bool quick_ready_ = false;  // the framework's quick requirements are for this cycle's pod
   std::vector<std::pair<NodeId, Status>> first_pass_;
   NodeInfo scratch_node_;
   // Observation (set_observer).

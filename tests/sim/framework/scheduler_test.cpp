@@ -204,6 +204,76 @@ TEST_CASE("quick checks skip work without changing any decision or message") {
   }
 }
 
+TEST_CASE("the quick index changes no decision, message or rotation as nodes fill and drain") {
+  // Enough nodes for the index's bitsets to span many words, three GPU models, pods limited to
+  // some of them and asking up to 16 GPUs (past the index's levels), and pods released as others
+  // arrive, so that nodes' levels go both ways. Without quick checks the scheduler reads every
+  // node; with them it visits only the index's candidates. Everything must agree, including the
+  // nodes evaluated (which moves the next cycle's start).
+  auto build = [&](bool quick) {
+    auto r = std::make_unique<Rig>();
+    RandomStream rng(23, "quick-index-test");
+    const char* models[] = {"A100-80GB", "H100-80GB", "B200"};
+    for (int i = 0; i < 700; ++i) {
+      auto nb = r->tw.node("n" + std::to_string(i)).cpu("256").memory("2Ti");
+      if (rng.below(10) != 0) {
+        nb.gpus(rng.below(8) == 0 ? 16 : 8, models[rng.below(3)]);
+      }
+      if (rng.below(25) == 0) nb.taint("dedicated", "x", "NoSchedule");
+      nb.add();
+    }
+    for (int i = 0; i < 1500; ++i) {
+      auto pb = r->tw.pod("p" + std::to_string(i)).cpu("4").memory("16Gi");
+      const auto kind = rng.below(10);
+      if (kind < 8) pb.gpus(kind == 0 ? 16 : static_cast<std::int32_t>(1u << rng.below(4)));
+      if (kind < 8 && rng.below(3) == 0) pb.gpu_models({models[rng.below(3)]});
+      if (kind < 8 && rng.below(5) == 0)
+        pb.gpu_models({models[rng.below(3)], models[rng.below(3)]});
+      pb.add();
+    }
+    r->start("default-scheduler", quick);
+    return r;
+  };
+  auto fast = build(true);
+  auto slow = build(false);
+  RandomStream rng(29, "quick-index-releases");
+  std::deque<PodId> running;
+  int placed = 0, failed = 0, released = 0;
+  for (PodId p = 0; p < 1500; ++p) {
+    CAPTURE(p);
+    auto a = fast->sched->schedule_one(p);
+    auto b = slow->sched->schedule_one(p);
+    REQUIRE(a.outcome == b.outcome);
+    CHECK(a.placement.node == b.placement.node);
+    CHECK(a.placement.holdings == b.placement.holdings);
+    CHECK(a.message == b.message);
+    CHECK(a.feasible_nodes == b.feasible_nodes);
+    CHECK(a.evaluated_nodes == b.evaluated_nodes);
+    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
+      fast->cluster->bind(p, a.placement.node, a.placement.holdings);
+      slow->cluster->bind(p, b.placement.node, b.placement.holdings);
+      running.push_back(p);
+      ++placed;
+    } else {
+      ++failed;
+    }
+    // Once the cluster is busy, release an older pod now and then (oldest first).
+    if (p > 700 && !running.empty() && rng.below(3) != 0) {
+      fast->cluster->unbind(running.front());
+      slow->cluster->unbind(running.front());
+      running.pop_front();
+      ++released;
+    }
+  }
+  CHECK(placed > 500);
+  CHECK(failed > 50);
+  CHECK(released > 300);
+  for (const NodeInfo& n : fast->cluster->nodes()) {  // the index kept in step with the copies
+    const QuickNode& q = fast->cluster->quick()[n.id];
+    CHECK(fast->cluster->quick_index().agrees(n.id, q.units, q.device, q.gpu_model));
+  }
+}
+
 TEST_CASE("the quick copy counts whichever extended resource is most plentiful, not only GPUs") {
   // Nodes offer more of an FPGA resource than GPUs, so the copy tracks FPGAs; pods asking for
   // FPGAs, GPUs or both must still get the same decisions and messages with and without it.
