@@ -1,6 +1,7 @@
 #include "sim/random.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "sim/check.hpp"
 
@@ -16,6 +17,21 @@ std::uint64_t fnv1a64(std::string_view s) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+std::uint64_t text_hash(std::string_view s) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
+  h = (h ^ tail) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
 }
 
 std::uint64_t splitmix64(std::uint64_t& state) {

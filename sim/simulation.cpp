@@ -500,7 +500,7 @@ void Simulation::on_schedule_cycle(const Event&) {
       continue;
     }
     // Unschedulable (or a plugin error): remember why, requeue, maybe preempt.
-    const std::uint64_t reason = fnv1a64(r.message);
+    const std::uint64_t reason = text_hash(r.message);
     if (reason != s.last_reason) {
       record(r.outcome == fw::ScheduleResult::Outcome::kError ? "error" : "pending", pod, kNoNode,
              r.message);

@@ -32,7 +32,7 @@ void Simulation::place_gang(PodId leader) {
   PodState& ls = cluster_.pod(leader);
 
   auto fail = [&](const std::string& message, std::uint64_t rejectors, bool unresolvable) {
-    const std::uint64_t reason = fnv1a64(message);
+    const std::uint64_t reason = text_hash(message);
     if (reason != ls.last_reason) {
       record("pending", leader, kNoNode, message);
       ls.last_reason = reason;

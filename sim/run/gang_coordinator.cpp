@@ -37,6 +37,7 @@ GangCoordinator::Pending GangCoordinator::on_pending(PodId pod) {
 }
 
 bool GangCoordinator::is_leader(PodId pod) const {
+  if (gangs_.empty()) return false;  // without reading the pod's spec
   const GangId g = cluster_->spec(pod).gang;
   return g != kNoGang && gangs_[g].leader == pod;
 }
