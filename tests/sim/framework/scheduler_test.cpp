@@ -141,20 +141,26 @@ namespace {
 // Schedules pods 0..count-1 on both rigs, binding each where it lands; outcomes, placements,
 // messages and feasible-node counts must agree, and with `same_evaluated` so must the nodes
 // evaluated. Returns how many pods were placed and how many failed.
+// One pod on both rigs, bound on both where it lands; true if it was placed.
+bool expect_same_cycle(Rig& fast, Rig& slow, PodId p, bool same_evaluated) {
+  auto a = fast.sched->schedule_one(p);
+  auto b = slow.sched->schedule_one(p);
+  REQUIRE(a.outcome == b.outcome);
+  CHECK(a.placement.node == b.placement.node);
+  CHECK(a.placement.holdings == b.placement.holdings);
+  CHECK(a.message == b.message);
+  CHECK(a.feasible_nodes == b.feasible_nodes);
+  if (same_evaluated) CHECK(a.evaluated_nodes == b.evaluated_nodes);
+  if (a.outcome != fw::ScheduleResult::Outcome::kScheduled) return false;
+  fast.cluster->bind(p, a.placement.node, a.placement.holdings);
+  slow.cluster->bind(p, b.placement.node, b.placement.holdings);
+  return true;
+}
+
 std::pair<int, int> expect_same_decisions(Rig& fast, Rig& slow, PodId count, bool same_evaluated) {
   int placed = 0, failed = 0;
   for (PodId p = 0; p < count; ++p) {
-    auto a = fast.sched->schedule_one(p);
-    auto b = slow.sched->schedule_one(p);
-    REQUIRE(a.outcome == b.outcome);
-    CHECK(a.placement.node == b.placement.node);
-    CHECK(a.placement.holdings == b.placement.holdings);
-    CHECK(a.message == b.message);
-    CHECK(a.feasible_nodes == b.feasible_nodes);
-    if (same_evaluated) CHECK(a.evaluated_nodes == b.evaluated_nodes);
-    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-      fast.cluster->bind(p, a.placement.node, a.placement.holdings);
-      slow.cluster->bind(p, b.placement.node, b.placement.holdings);
+    if (expect_same_cycle(fast, slow, p, same_evaluated)) {
       ++placed;
     } else {
       ++failed;
@@ -241,17 +247,7 @@ TEST_CASE("the quick index changes no decision, message or rotation as nodes fil
   int placed = 0, failed = 0, released = 0;
   for (PodId p = 0; p < 1500; ++p) {
     CAPTURE(p);
-    auto a = fast->sched->schedule_one(p);
-    auto b = slow->sched->schedule_one(p);
-    REQUIRE(a.outcome == b.outcome);
-    CHECK(a.placement.node == b.placement.node);
-    CHECK(a.placement.holdings == b.placement.holdings);
-    CHECK(a.message == b.message);
-    CHECK(a.feasible_nodes == b.feasible_nodes);
-    CHECK(a.evaluated_nodes == b.evaluated_nodes);
-    if (a.outcome == fw::ScheduleResult::Outcome::kScheduled) {
-      fast->cluster->bind(p, a.placement.node, a.placement.holdings);
-      slow->cluster->bind(p, b.placement.node, b.placement.holdings);
+    if (expect_same_cycle(*fast, *slow, p, true)) {
       running.push_back(p);
       ++placed;
     } else {
