@@ -28,7 +28,6 @@ class QuickIndex {
   static constexpr int kLevels = 16;
 
   void resize(std::size_t nodes) {
-    nodes_ = nodes;
     words_ = (nodes + 63) / 64;
     levels_.assign(static_cast<std::size_t>(kLevels) * words_, 0);
     level_.assign(nodes, 0);
@@ -36,10 +35,14 @@ class QuickIndex {
     by_model_.clear();
   }
 
+  // A node's level: min(free units, free count) of the quick device, within [0, kLevels].
+  static std::uint8_t level_of(std::int32_t units, std::int32_t count) {
+    return static_cast<std::uint8_t>(std::clamp<std::int32_t>(std::min(units, count), 0, kLevels));
+  }
+
   // Records node `id`'s level (free units and count of the quick device) and GPU model.
   void update(std::uint32_t id, std::int32_t units, std::int32_t count, GpuModelId model) {
-    const auto level =
-        static_cast<std::uint8_t>(std::clamp<std::int32_t>(std::min(units, count), 0, kLevels));
+    const std::uint8_t level = level_of(units, count);
     const std::uint8_t old = level_[id];
     const std::uint64_t bit = std::uint64_t{1} << (id % 64);
     const std::size_t word = id / 64;
@@ -59,7 +62,7 @@ class QuickIndex {
 
   // Whether node `id`'s entry is what update() would record for these values (invariant checks).
   bool agrees(std::uint32_t id, std::int32_t units, std::int32_t count, GpuModelId model) const {
-    const auto level = std::clamp<std::int32_t>(std::min(units, count), 0, kLevels);
+    const std::uint8_t level = level_of(units, count);
     for (std::int32_t k = 0; k < kLevels; ++k) {
       const bool set = (levels_[static_cast<std::size_t>(k) * words_ + id / 64] >> (id % 64)) & 1;
       if (set != (k < level)) return false;
@@ -104,7 +107,6 @@ class QuickIndex {
   }
 
  private:
-  std::size_t nodes_ = 0;
   std::size_t words_ = 0;
   std::vector<std::uint64_t> levels_;  // kLevels rows of words_: row k has the nodes at > k
   std::vector<std::uint8_t> level_;    // per node
