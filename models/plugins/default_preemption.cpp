@@ -222,14 +222,19 @@ fw::PostFilterResult DefaultPreemption::post_filter(fw::CycleState& state, PodId
     }
   }
   if (candidates.empty()) {
-    std::vector<std::string> parts;
-    if (no_victims > 0)
-      parts.push_back(fmt::format("{} {}", no_victims, ctx_->reasons.text(no_victims_)));
-    if (not_helpful > 0)
-      parts.push_back(fmt::format("{} {}", not_helpful, ctx_->reasons.text(not_helpful_)));
-    std::sort(parts.begin(), parts.end());
-    result.message =
-        fmt::format("preemption: 0/{} nodes are available: {}", num_nodes, fmt::join(parts, ", "));
+    NoCandidate& nc = no_candidate_;
+    if (nc.nodes != num_nodes || nc.no_victims != no_victims || nc.not_helpful != not_helpful) {
+      std::vector<std::string> parts;
+      if (no_victims > 0)
+        parts.push_back(fmt::format("{} {}", no_victims, ctx_->reasons.text(no_victims_)));
+      if (not_helpful > 0)
+        parts.push_back(fmt::format("{} {}", not_helpful, ctx_->reasons.text(not_helpful_)));
+      std::sort(parts.begin(), parts.end());
+      nc = {num_nodes, no_victims, not_helpful,
+            fmt::format("preemption: 0/{} nodes are available: {}", num_nodes,
+                        fmt::join(parts, ", "))};
+    }
+    result.message = nc.message;
     return result;
   }
   const std::size_t pick = pick_one(candidates, snap);

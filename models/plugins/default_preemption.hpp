@@ -60,6 +60,12 @@ class DefaultPreemption final : public fw::Plugin, public fw::PostFilterPlugin {
   fw::ReasonId never_;
   PluginContext* ctx_;
   DisruptionBudgets budgets_;
+  // The message of the last preemption that found no candidate, and the counts it was made
+  // from: a backlog asks for the same one on most attempts.
+  struct NoCandidate {
+    std::int32_t nodes = -1, no_victims = -1, not_helpful = -1;
+    std::string message;
+  } no_candidate_;
 };
 
 }  // namespace capsim::plugins

@@ -188,6 +188,7 @@ void Scheduler::finish_memo(FailureMemo& m, std::int32_t num_nodes) const {
     if (m.by_plugin[p] > 0) m.diagnosis.rejector_plugins |= std::uint64_t{1} << p;
   }
   m.message = format_counts(num_nodes, 0, m.by_reason);
+  m.message_with_post_filter.clear();
   // unresolvable_everywhere: every node's status is UnschedulableAndUnresolvable.
   m.unresolvable =
       m.unresolvable_nodes == static_cast<std::int32_t>(m.diagnosis.node_statuses.size());
@@ -343,8 +344,15 @@ ScheduleResult Scheduler::cycle(PodId pod) {
     result.outcome = ScheduleResult::Outcome::kUnschedulable;
     result.rejector_plugins = d.rejector_plugins;
     if (memo_ != nullptr) {
-      result.message = memo_->message;
-      if (!post_filter_msg.empty()) result.message += fmt::format(" {}.", post_filter_msg);
+      if (post_filter_msg.empty()) {
+        result.message = memo_->message;
+      } else {
+        if (memo_->message_with_post_filter.empty() || memo_->post_filter != post_filter_msg) {
+          memo_->post_filter = post_filter_msg;
+          memo_->message_with_post_filter = fmt::format("{} {}.", memo_->message, post_filter_msg);
+        }
+        result.message = memo_->message_with_post_filter;
+      }
       result.unresolvable_everywhere = memo_->unresolvable;
     } else {
       result.message = fit_error(num_nodes, d, post_filter_msg);

@@ -152,6 +152,10 @@ class Scheduler {
     Diagnosis diagnosis;  // a status for every node, in evaluation order from `start`
     std::int32_t evaluated = 0;
     std::string message;  // fit_error_counts
+    // The last PostFilter message a cycle served by this memo got, and fit_error's message with
+    // it (a backlog's attempts mostly end with the same one).
+    std::string post_filter;
+    std::string message_with_post_filter;
     bool unresolvable = false;
     bool counted = false;  // reason_counts is filled
     std::vector<ReasonCount> reason_counts;
