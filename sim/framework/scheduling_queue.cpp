@@ -20,6 +20,38 @@ bool SchedulingQueue::is_backing_off(const Entry& e, SimTime now) const {
   return now < e.last_attempt + backoff_duration(e.attempts);
 }
 
+SchedulingQueue::Entry* SchedulingQueue::find(PodId pod) {
+  if (pod >= slot_of_.size() || slot_of_[pod] == kNoSlot) return nullptr;
+  return &entries_[slot_of_[pod]];
+}
+
+const SchedulingQueue::Entry* SchedulingQueue::find(PodId pod) const {
+  if (pod >= slot_of_.size() || slot_of_[pod] == kNoSlot) return nullptr;
+  return &entries_[slot_of_[pod]];
+}
+
+SchedulingQueue::Entry& SchedulingQueue::insert(PodId pod) {
+  if (pod >= slot_of_.size()) slot_of_.resize(std::size_t{pod} + 1, kNoSlot);
+  std::uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    entries_[slot] = Entry{};
+  } else {
+    slot = static_cast<std::uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  slot_of_[pod] = slot;
+  ++live_;
+  return entries_[slot];
+}
+
+void SchedulingQueue::erase(PodId pod) {
+  free_.push_back(slot_of_[pod]);
+  slot_of_[pod] = kNoSlot;
+  --live_;
+}
+
 void SchedulingQueue::push_active(Entry& e) {
   e.where = Where::kActive;
   e.version = ++next_version_;
@@ -44,32 +76,32 @@ void SchedulingQueue::push_backoff(Entry& e) {
 
 void SchedulingQueue::add(PodId pod, std::int32_t priority, SimTime now) {
   CAPSIM_CHECK(!contains(pod), "a pod was added to the scheduling queue twice");
-  Entry e;
+  Entry& e = insert(pod);
   e.q = QueuedPodInfo{pod, priority, now, next_seq_++};
-  auto [it, ok] = info_.emplace(pod, e);
-  push_active(it->second);
+  push_active(e);
 }
 
 void SchedulingQueue::add_unschedulable(PodId pod, std::uint64_t rejector_plugins, SimTime now) {
-  auto it = info_.find(pod);
-  CAPSIM_CHECK(it != info_.end() && it->second.where == Where::kInFlight,
+  Entry* found = find(pod);
+  CAPSIM_CHECK(found != nullptr && found->where == Where::kInFlight,
                "a pod that was not being scheduled was marked unschedulable");
-  Entry& e = it->second;
+  Entry& e = *found;
   --in_flight_;
   e.where = Where::kUnschedulable;
   e.rejectors = rejector_plugins;
   e.unschedulable_since = now;
   e.q.timestamp = now;
   e.version = ++next_version_;
-  unschedulable_.emplace(pod, true);
+  parked_.push_back({pod, e.version});
+  ++unschedulable_count_;
 }
 
 void SchedulingQueue::done(PodId pod) {
-  auto it = info_.find(pod);
-  CAPSIM_CHECK(it != info_.end() && it->second.where == Where::kInFlight,
+  const Entry* e = find(pod);
+  CAPSIM_CHECK(e != nullptr && e->where == Where::kInFlight,
                "a pod that was not being scheduled was marked done");
   --in_flight_;
-  info_.erase(it);
+  erase(pod);
 }
 
 std::optional<PodId> SchedulingQueue::pop(SimTime now) {
@@ -78,24 +110,21 @@ std::optional<PodId> SchedulingQueue::pop(SimTime now) {
     std::pop_heap(active_heap_.begin(), active_heap_.end(), cmp);
     const HeapItem top = active_heap_.back();
     active_heap_.pop_back();
-    auto it = info_.find(top.q.pod);
-    if (it == info_.end() || it->second.version != top.version ||
-        it->second.where != Where::kActive) {
+    Entry* e = find(top.q.pod);
+    if (e == nullptr || e->version != top.version || e->where != Where::kActive) {
       continue;  // stale entry
     }
     --active_count_;
-    Entry& e = it->second;
-    e.where = Where::kInFlight;
-    ++e.attempts;
-    e.last_attempt = now;
+    e->where = Where::kInFlight;
+    ++e->attempts;
+    e->last_attempt = now;
     ++in_flight_;
     return top.q.pod;
   }
   return std::nullopt;
 }
 
-void SchedulingQueue::move_from_unschedulable(PodId pod, SimTime now) {
-  Entry& e = info_.at(pod);
+void SchedulingQueue::move_from_unschedulable(Entry& e, SimTime now) {
   if (is_backing_off(e, now)) {
     push_backoff(e);
   } else {
@@ -103,22 +132,44 @@ void SchedulingQueue::move_from_unschedulable(PodId pod, SimTime now) {
   }
 }
 
-std::size_t SchedulingQueue::on_cluster_event(EventMask events, SimTime now) {
-  if (unschedulable_.empty()) return 0;
-  const std::uint64_t interested = fw_->plugins_interested_in(events);
+template <typename Pred>
+std::size_t SchedulingQueue::move_unschedulable_if(Pred moves, SimTime now) {
+  if (unschedulable_count_ == 0) {
+    parked_.clear();  // only stale entries left
+    parked_sorted_ = 0;
+    return 0;
+  }
+  if (parked_sorted_ < parked_.size()) {
+    const auto mid = parked_.begin() + static_cast<std::ptrdiff_t>(parked_sorted_);
+    std::sort(mid, parked_.end());
+    std::inplace_merge(parked_.begin(), mid, parked_.end());
+  }
+  std::size_t kept = 0;
   std::size_t moved = 0;
-  for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
-    const Entry& e = info_.at(it->first);
-    // A pod rejected without a plugin to blame (an error) retries on any event.
-    if (e.rejectors == 0 || (e.rejectors & interested) != 0) {
-      move_from_unschedulable(it->first, now);
-      it = unschedulable_.erase(it);
+  for (std::size_t i = 0; i < parked_.size(); ++i) {
+    const Parked p = parked_[i];
+    Entry* e = find(p.pod);
+    if (e == nullptr || e->where != Where::kUnschedulable || e->version != p.version) continue;
+    if (moves(*e)) {
+      --unschedulable_count_;
+      move_from_unschedulable(*e, now);
       ++moved;
     } else {
-      ++it;
+      parked_[kept++] = p;
     }
   }
+  parked_.resize(kept);
+  parked_sorted_ = kept;
   return moved;
+}
+
+std::size_t SchedulingQueue::on_cluster_event(EventMask events, SimTime now) {
+  if (unschedulable_count_ == 0) return 0;
+  const std::uint64_t interested = fw_->plugins_interested_in(events);
+  // A pod rejected without a plugin to blame (an error) retries on any event.
+  return move_unschedulable_if(
+      [interested](const Entry& e) { return e.rejectors == 0 || (e.rejectors & interested) != 0; },
+      now);
 }
 
 void SchedulingQueue::flush_backoff(SimTime now) {
@@ -129,13 +180,10 @@ void SchedulingQueue::flush_backoff(SimTime now) {
     std::pop_heap(backoff_heap_.begin(), backoff_heap_.end(), cmp);
     const BackoffItem top = backoff_heap_.back();
     backoff_heap_.pop_back();
-    auto it = info_.find(top.pod);
-    if (it == info_.end() || it->second.version != top.version ||
-        it->second.where != Where::kBackoff) {
-      continue;
-    }
+    Entry* e = find(top.pod);
+    if (e == nullptr || e->version != top.version || e->where != Where::kBackoff) continue;
     --backoff_count_;
-    push_active(it->second);
+    push_active(*e);
   }
 }
 
@@ -147,21 +195,14 @@ SimTime SchedulingQueue::next_backoff_expiry() const {
 void SchedulingQueue::flush_unschedulable_leftover(SimTime now) {
   const SimDuration limit = fw_->config().max_unschedulable_duration;
   if (limit <= 0) return;
-  for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
-    const Entry& e = info_.at(it->first);
-    if (now - e.unschedulable_since > limit) {
-      move_from_unschedulable(it->first, now);
-      it = unschedulable_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  move_unschedulable_if(
+      [now, limit](const Entry& e) { return now - e.unschedulable_since > limit; }, now);
 }
 
 void SchedulingQueue::remove(PodId pod) {
-  auto it = info_.find(pod);
-  if (it == info_.end()) return;
-  switch (it->second.where) {
+  const Entry* e = find(pod);
+  if (e == nullptr) return;
+  switch (e->where) {
     case Where::kActive:
       --active_count_;
       break;
@@ -169,13 +210,13 @@ void SchedulingQueue::remove(PodId pod) {
       --backoff_count_;
       break;
     case Where::kUnschedulable:
-      unschedulable_.erase(pod);
+      --unschedulable_count_;  // its parked_ entry goes stale
       break;
     case Where::kInFlight:
       --in_flight_;
       break;
   }
-  info_.erase(it);  // heap entries become stale
+  erase(pod);  // heap entries become stale
 }
 
 }  // namespace capsim::fw

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -40,12 +39,12 @@ class SchedulingQueue {
   void flush_unschedulable_leftover(SimTime now);
   // Removes a pod wherever it is (it gave up or was deleted).
   void remove(PodId pod);
-  bool contains(PodId pod) const { return info_.count(pod) != 0; }
+  bool contains(PodId pod) const { return find(pod) != nullptr; }
 
-  std::size_t size() const { return info_.size() - in_flight_; }
+  std::size_t size() const { return live_ - in_flight_; }
   std::size_t active() const { return active_count_; }
   std::size_t backoff() const { return backoff_count_; }
-  std::size_t unschedulable() const { return unschedulable_.size(); }
+  std::size_t unschedulable() const { return unschedulable_count_; }
   SimDuration backoff_duration(std::int32_t attempts) const;
 
  private:
@@ -57,7 +56,7 @@ class SchedulingQueue {
     SimTime last_attempt = -1;
     SimTime unschedulable_since = -1;
     std::uint64_t rejectors = 0;
-    std::uint64_t version = 0;  // heap entries with an older version are stale
+    std::uint64_t version = 0;  // heap and list entries with an older version are stale
   };
   struct HeapItem {
     QueuedPodInfo q;
@@ -69,17 +68,45 @@ class SchedulingQueue {
     PodId pod;
     std::uint64_t version;
   };
+  // A pod put in unschedulablePods, at the version add_unschedulable gave it.
+  struct Parked {
+    PodId pod;
+    std::uint64_t version;
+    friend bool operator<(const Parked& a, const Parked& b) {
+      return a.pod != b.pod ? a.pod < b.pod : a.version < b.version;
+    }
+  };
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
+  Entry* find(PodId pod);
+  const Entry* find(PodId pod) const;
+  Entry& insert(PodId pod);
+  void erase(PodId pod);
   void push_active(Entry& e);
   void push_backoff(Entry& e);
-  void move_from_unschedulable(PodId pod, SimTime now);
+  void move_from_unschedulable(Entry& e, SimTime now);
   bool is_backing_off(const Entry& e, SimTime now) const;
+  // Moves the unschedulable pods for which `moves(entry)` holds, in pod order (upstream walks a
+  // map; capsim keeps the order fixed so runs repeat). Returns how many moved.
+  template <typename Pred>
+  std::size_t move_unschedulable_if(Pred moves, SimTime now);
 
   const Framework* fw_;
-  std::map<PodId, Entry> info_;
+  // The queue's pods: entries_ in slots (free_ lists the unused ones), found through slot_of_,
+  // indexed by PodId. A backlog looks pods up on every attempt; a tree of them missed the cache
+  // at each level.
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint32_t> slot_of_;
+  std::size_t live_ = 0;
   std::vector<HeapItem> active_heap_;
   std::vector<BackoffItem> backoff_heap_;
-  std::map<PodId, bool> unschedulable_;  // ordered for deterministic moves
+  // unschedulablePods: a pod is in it when its entry says so at the version recorded here
+  // (entries that no longer match are dropped when met). The first parked_sorted_ are sorted;
+  // later failures are appended and merged in when the list is walked.
+  std::vector<Parked> parked_;
+  std::size_t parked_sorted_ = 0;
+  std::size_t unschedulable_count_ = 0;
   std::size_t active_count_ = 0;
   std::size_t backoff_count_ = 0;
   std::size_t in_flight_ = 0;

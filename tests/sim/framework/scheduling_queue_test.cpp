@@ -98,3 +98,70 @@ TEST_CASE("unschedulable pods are flushed after podMaxInUnschedulablePodsDuratio
   CHECK(q.unschedulable() == 0);
   CHECK(q.pop(5 * kMinute + 1) == 3);
 }
+
+TEST_CASE("each event moves the interested pods that failed since, and keeps the others") {
+  Rig r;
+  fw::SchedulingQueue q(*r.fw);
+  const std::uint64_t fit = r.plugin_bit("NodeResourcesFit");
+  const std::uint64_t taint = r.plugin_bit("TaintToleration");
+  auto pop_all = [&q](SimTime now) {
+    std::vector<PodId> out;
+    while (auto p = q.pop(now))
+      out.push_back(*p);
+    return out;
+  };
+  // Added (so sequenced) in this order; activeQ pops equal priority and time by it.
+  const std::vector<PodId> failed = {40, 3, 17, 8, 25, 1};
+  for (PodId p : failed)
+    q.add(p, 0, 0);
+  REQUIRE(pop_all(0) == failed);
+  for (PodId p : failed)
+    q.add_unschedulable(p, p == 17 ? taint : fit, 0);
+  // A pod deletion helps the Fit rejections only.
+  CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, 2 * kSecond) == 5);
+  CHECK(q.unschedulable() == 1);
+  CHECK(pop_all(2 * kSecond) == std::vector<PodId>{40, 3, 8, 25, 1});
+  // Three fail again after pod 17, which still waits; a node change moves all four.
+  for (PodId p : std::vector<PodId>{25, 1, 40})
+    q.add_unschedulable(p, fit, 2 * kSecond);
+  CHECK(q.unschedulable() == 4);
+  CHECK(q.on_cluster_event(fw::kEvNodeChanged, 10 * kSecond) == 4);
+  CHECK(q.unschedulable() == 0);
+  // Pod 17 has waited since 0, the others since 2 s.
+  CHECK(pop_all(10 * kSecond) == std::vector<PodId>{17, 40, 25, 1});
+  CHECK(q.on_cluster_event(fw::kEvNodeChanged, 11 * kSecond) == 0);
+}
+
+TEST_CASE("a pod removed while unschedulable and queued again moves once, as its new self") {
+  Rig r;
+  fw::SchedulingQueue q(*r.fw);
+  const std::uint64_t fit = r.plugin_bit("NodeResourcesFit");
+  q.add(5, 0, 0);
+  q.add(6, 0, 0);
+  REQUIRE(q.pop(0) == 5);
+  REQUIRE(q.pop(0) == 6);
+  q.add_unschedulable(5, fit, 0);
+  q.add_unschedulable(6, fit, 0);
+  q.remove(5);
+  CHECK_FALSE(q.contains(5));
+  CHECK(q.unschedulable() == 1);
+  CHECK(q.size() == 1);
+  // Pod 5 comes back (a recreated pod), fails again and waits with pod 6.
+  q.add(5, 0, kSecond);
+  REQUIRE(q.pop(kSecond) == 5);
+  q.add_unschedulable(5, fit, kSecond);
+  CHECK(q.unschedulable() == 2);
+  CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, 20 * kSecond) == 2);
+  CHECK(q.unschedulable() == 0);
+  // Pod 6 has waited since 0, pod 5 since it failed again at 1 s.
+  std::vector<PodId> order;
+  while (auto p = q.pop(20 * kSecond))
+    order.push_back(*p);
+  CHECK(order == std::vector<PodId>{6, 5});
+  // Removing every pod leaves nothing behind to move.
+  q.add_unschedulable(5, fit, 20 * kSecond);
+  q.remove(5);
+  q.remove(6);
+  CHECK(q.size() == 0);
+  CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, 30 * kSecond) == 0);
+}
