@@ -196,17 +196,19 @@ void Scheduler::finish_memo(FailureMemo& m, std::int32_t num_nodes) const {
   m.reason_counts.clear();
 }
 
-bool Scheduler::refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec) {
+Scheduler::Refresh Scheduler::refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec) {
   const auto& nodes = cluster_->nodes();
   const std::size_t n = nodes.size();
-  if (m.diagnosis.node_statuses.size() != n) return false;
+  if (m.diagnosis.node_statuses.size() != n) return Refresh::kLost;
   changed_.clear();
-  if (!cluster_->changed_since(m.generation, changed_)) return false;
+  if (!cluster_->changed_since(m.generation, changed_)) return Refresh::kLost;
   fw_->prepare_quick(state_, spec, cluster_->quick_device());
   quick_ready_ = true;
   for (NodeId id : changed_) {
     Status s = filter_with_nominated(pod, spec, nodes[id]);
-    if (!s.is_rejection()) return false;  // it passes (or errs): the cycle runs in full
+    // It passes (or errs): the cycle runs in full. The statuses replaced so far are tallied,
+    // and m.generation stays, so the next refresh filters them again with the rest.
+    if (!s.is_rejection()) return Refresh::kPasses;
     auto& [node, status] = m.diagnosis.node_statuses[(id + n - m.start) % n];
     CAPSIM_CHECK(node == id, "a remembered diagnosis is out of evaluation order");
     m.tally(status, -1);
@@ -216,7 +218,7 @@ bool Scheduler::refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec) {
   m.generation = cluster_->generation();
   finish_memo(m, static_cast<std::int32_t>(n));
   ++refreshed_failures_;
-  return true;
+  return Refresh::kDone;
 }
 
 void Scheduler::count_reasons(const Diagnosis& d) {
@@ -401,10 +403,10 @@ ScheduleResult Scheduler::cycle(PodId pod) {
           st.end());
       memo_->start = next_start_node_index_;
     }
-    if (memo_ != nullptr && memo_->generation != cluster_->generation() &&
-        !refresh_memo(*memo_, pod, spec)) {
-      memo_->valid = false;
-      memo_ = nullptr;
+    if (memo_ != nullptr && memo_->generation != cluster_->generation()) {
+      const Refresh r = refresh_memo(*memo_, pod, spec);
+      if (r == Refresh::kLost) memo_->valid = false;
+      if (r != Refresh::kDone) memo_ = nullptr;
     }
   }
   if (memo_ != nullptr) {

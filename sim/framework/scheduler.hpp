@@ -138,10 +138,14 @@ class Scheduler {
   // changed since gives it the same status. So: if the start index moved, the statuses are
   // rotated to the new evaluation order; if the cluster's generation moved, the nodes that
   // changed (Cluster::changed_since) are filtered again for the new pod and their statuses
-  // replaced. If one of them now passes (or the change log no longer reaches back), the memo is
-  // dropped and the cycle runs in full. The result is the diagnosis, message and order a full
-  // cycle would make, so everything PostFilter does with them is the same. The counts the
-  // message is made of are kept with the statuses.
+  // replaced. If the change log no longer reaches back, the memo is dropped and the cycle runs
+  // in full. If a changed node now passes, the cycle runs in full too (the pod will likely be
+  // placed), but the memo is kept at its old generation: the statuses it already replaced are
+  // as current as any, and its next refresh filters every node changed since that generation
+  // again, so the alike pods still waiting need no full failing cycle to remember it anew. The
+  // result is the diagnosis, message and order a full cycle would make, so everything
+  // PostFilter does with them is the same. The counts the message is made of are kept with the
+  // statuses.
   struct FailureMemo {
     bool valid = false;
     PodId pod = kNoPod;            // the pod whose cycle filled it
@@ -169,9 +173,14 @@ class Scheduler {
   static constexpr std::size_t kMaxMemos = 32;
   static std::uint64_t likeness_hash(const PodSpec& spec);
   FailureMemo* find_memo(const PodSpec& spec, std::uint64_t hash);
-  // Brings a memo made at an older generation up to date for `pod` (see FailureMemo); false
-  // when it cannot stand for this cycle (a changed node passes, or too much changed).
-  bool refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec);
+  // Brings a memo made at an older generation up to date for `pod` (see FailureMemo), or says
+  // why it cannot stand for this cycle.
+  enum class Refresh : std::uint8_t {
+    kDone,    // up to date: it stands for the cycle
+    kPasses,  // a changed node passes: the cycle runs in full, the memo stays for later pods
+    kLost,    // the change log no longer reaches back: the memo is dropped
+  };
+  Refresh refresh_memo(FailureMemo& m, PodId pod, const PodSpec& spec);
   // The message, flags and counts of a memo from its tallies.
   void finish_memo(FailureMemo& m, std::int32_t num_nodes) const;
   // The slot a new memo goes in: a free one, else the one made longest ago.
