@@ -25,6 +25,12 @@ void add_reason_counts(std::vector<std::pair<ReasonId, std::int32_t>>& counts, c
     }
   }
 }
+
+// FitError's message: the counts, then PostFilter's message as its own sentence.
+std::string with_post_filter(std::string counts, const std::string& post_filter) {
+  if (!post_filter.empty()) counts += fmt::format(" {}.", post_filter);
+  return counts;
+}
 }  // namespace
 
 std::int32_t num_feasible_nodes_to_find(std::int32_t percentage, std::int32_t num_all_nodes) {
@@ -98,9 +104,7 @@ Status Scheduler::filter_with_nominated(PodId pod, const PodSpec& spec, const No
 
 std::string Scheduler::fit_error(std::int32_t num_nodes, const Diagnosis& d,
                                  const std::string& post_filter) const {
-  std::string msg = fit_error_counts(num_nodes, d);
-  if (!post_filter.empty()) msg += fmt::format(" {}.", post_filter);
-  return msg;
+  return with_post_filter(fit_error_counts(num_nodes, d), post_filter);
 }
 
 std::string Scheduler::fit_error_counts(std::int32_t num_nodes, const Diagnosis& d) const {
@@ -351,7 +355,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       } else {
         if (memo_->message_with_post_filter.empty() || memo_->post_filter != post_filter_msg) {
           memo_->post_filter = post_filter_msg;
-          memo_->message_with_post_filter = fmt::format("{} {}.", memo_->message, post_filter_msg);
+          memo_->message_with_post_filter = with_post_filter(memo_->message, post_filter_msg);
         }
         result.message = memo_->message_with_post_filter;
       }

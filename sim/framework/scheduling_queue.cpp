@@ -42,14 +42,12 @@ SchedulingQueue::Entry& SchedulingQueue::insert(PodId pod) {
     entries_.emplace_back();
   }
   slot_of_[pod] = slot;
-  ++live_;
   return entries_[slot];
 }
 
 void SchedulingQueue::erase(PodId pod) {
   free_.push_back(slot_of_[pod]);
   slot_of_[pod] = kNoSlot;
-  --live_;
 }
 
 void SchedulingQueue::push_active(Entry& e) {

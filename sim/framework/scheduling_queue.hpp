@@ -41,7 +41,7 @@ class SchedulingQueue {
   void remove(PodId pod);
   bool contains(PodId pod) const { return find(pod) != nullptr; }
 
-  std::size_t size() const { return live_ - in_flight_; }
+  std::size_t size() const { return entries_.size() - free_.size() - in_flight_; }
   std::size_t active() const { return active_count_; }
   std::size_t backoff() const { return backoff_count_; }
   std::size_t unschedulable() const { return unschedulable_count_; }
@@ -98,7 +98,6 @@ class SchedulingQueue {
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> slot_of_;
-  std::size_t live_ = 0;
   std::vector<HeapItem> active_heap_;
   std::vector<BackoffItem> backoff_heap_;
   // unschedulablePods: a pod is in it when its entry says so at the version recorded here
