@@ -189,6 +189,10 @@ Cluster::Cluster(World& world) : world_(&world) {
 }
 
 void Cluster::populate(NodeInfo& n) const {
+  // refresh_spec's copies add only NoSchedule taints, so the count holds for them too.
+  n.prefer_no_schedule_taints = static_cast<std::int32_t>(
+      std::count_if(n.spec->taints.begin(), n.spec->taints.end(),
+                    [](const Taint& t) { return t.effect == TaintEffect::kPreferNoSchedule; }));
   n.gpus.assign(static_cast<std::size_t>(n.spec->gpu_count), GpuDeviceState{});
   n.units.clear();
   const GpuModelInfo* m = gpu_model(n);

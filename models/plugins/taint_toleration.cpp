@@ -70,6 +70,7 @@ fw::Status TaintToleration::pre_score(fw::CycleState& state, const PodSpec& pod,
 
 std::int64_t TaintToleration::score(const fw::CycleState& state, const PodSpec& /*pod*/,
                                     const NodeInfo& node) const {
+  if (node.prefer_no_schedule_taints == 0) return 0;
   const auto* s = state.read<TaintState>(slot());
   std::int64_t intolerable = 0;
   for (const Taint& t : node.spec->taints) {

@@ -62,6 +62,16 @@ TEST_CASE("TaintToleration scores by intolerable PreferNoSchedule taints, fewest
     raw.push_back(tt.score(state, tw.world().pods[p], cluster.node(n)));
   // "two": a untolerated, b tolerated -> 1; "none": 0; "one": a -> 1 (NoSchedule not counted)
   CHECK(raw == std::vector<std::int64_t>{1, 0, 1});
+  // Cluster counts each node's PreferNoSchedule taints for scoring; a NodeInfo it did not make
+  // (count unknown) is scored from its spec's taints alike.
+  CHECK(cluster.node(0).prefer_no_schedule_taints == 2);
+  CHECK(cluster.node(1).prefer_no_schedule_taints == 0);
+  CHECK(cluster.node(2).prefer_no_schedule_taints == 1);
+  for (NodeId n : ids) {
+    NodeInfo uncounted;
+    uncounted.spec = cluster.node(n).spec;
+    CHECK(tt.score(state, tw.world().pods[p], uncounted) == raw[n]);
+  }
   tt.normalize(state, tw.world().pods[p], raw);
   CHECK(raw == std::vector<std::int64_t>{0, 100, 0});
 }
