@@ -248,15 +248,46 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
   return static_cast<NodeId>(world_->nodes.size() - 1);
 }
 
+std::size_t WorldBuilder::PodNames::hash(const PodSpec& pod) {
+  const std::size_t ns = std::hash<std::string_view>{}(pod.namespace_);
+  const std::size_t name = std::hash<std::string_view>{}(pod.name);
+  return name ^ (ns + 0x9e3779b97f4a7c15ULL + (name << 6) + (name >> 2));
+}
+
+PodId WorldBuilder::PodNames::find(const std::deque<PodSpec>& pods, const PodSpec& pod) const {
+  if (slots_.empty()) return kNoPod;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash(pod) & mask;; i = (i + 1) & mask) {
+    const PodId id = slots_[i];
+    if (id == kNoPod) return kNoPod;
+    if (pods[id].name == pod.name && pods[id].namespace_ == pod.namespace_) return id;
+  }
+}
+
+void WorldBuilder::PodNames::insert(const std::deque<PodSpec>& pods, PodId id) {
+  if ((count_ + 1) * 2 > slots_.size()) {  // at most half full
+    std::vector<PodId> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), kNoPod);
+    count_ = 0;
+    for (const PodId p : old) {
+      if (p != kNoPod) insert(pods, p);
+    }
+  }
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = hash(pods[id]) & mask;
+  while (slots_[i] != kNoPod)
+    i = (i + 1) & mask;
+  slots_[i] = id;
+  ++count_;
+}
+
 PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
   if (pod.name.empty()) fail_at(where, "a pod needs a name");
-  const std::string key = pod.namespace_ + "/" + pod.name;
   derive_device_requests(pod, world_->resources);
-  if (auto it = pod_names_.find(key); it != pod_names_.end()) {
-    fail_at(where, fmt::format("duplicate pod '{}' (first defined at {})", key,
-                               short_location(pod_where(it->second))));
+  if (const PodId first = pod_names_.find(world_->pods, pod); first != kNoPod) {
+    fail_at(where, fmt::format("duplicate pod '{}/{}' (first defined at {})", pod.namespace_,
+                               pod.name, short_location(pod_where(first))));
   }
-  pod_names_.emplace(key, static_cast<PodId>(world_->pods.size()));
   for (const auto& [r, v] : pod.requests.items) {
     if (v < 0) fail_at(where, fmt::format("negative request for {}", world_->resources.name(r)));
   }
@@ -273,6 +304,7 @@ PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
   if (!(pod.gpu_util >= 0 && pod.gpu_util <= 1)) fail_at(where, "gpu_util must be between 0 and 1");
   if (pod.source.empty()) pod.source = short_location(where);
   world_->pods.push_back(std::move(pod));
+  pod_names_.insert(world_->pods, static_cast<PodId>(world_->pods.size() - 1));
   const auto same = [&](const InputLocation& l) {
     return l.line == where.line && l.column == where.column && l.file == where.file &&
            l.field == where.field;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <any>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -103,7 +104,22 @@ class WorldBuilder {
   const GpuCatalog* catalog_;
   std::map<std::string, GpuModelId> model_ids_;
   std::map<std::string, InputLocation> node_names_;
-  std::unordered_map<std::string, PodId> pod_names_;  // "namespace/name"
+  // The pods' (namespace, name) pairs, to refuse a repeated one: an open-addressing table of
+  // PodIds whose names are read from the World. A million pods made three allocations each in a
+  // map of "namespace/name" strings, a large part of loading a fleet-scale scenario.
+  class PodNames {
+   public:
+    // The pod already named so, or kNoPod.
+    PodId find(const std::deque<PodSpec>& pods, const PodSpec& pod) const;
+    // Adds `id` (pods[id], not already present).
+    void insert(const std::deque<PodSpec>& pods, PodId id);
+
+   private:
+    static std::size_t hash(const PodSpec& pod);
+    std::vector<PodId> slots_;  // kNoPod where empty; the size is a power of two
+    std::size_t count_ = 0;
+  };
+  PodNames pod_names_;
   std::map<std::string, InputLocation> job_names_;
   std::map<std::string, InputLocation> pc_names_;
   std::map<std::string, InputLocation> namespace_names_;
