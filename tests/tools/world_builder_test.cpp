@@ -17,13 +17,15 @@ TEST_CASE("pod names are unique per namespace, however many pods there are") {
   InputLocation where;
   where.file = "pods.yaml";
   // Enough pods to grow the name table several times; the same names in a second namespace are
-  // other pods.
+  // other pods. Each pod has its own line, so a refusal's "first defined at" tells which pod the
+  // table matched: team-a's pod-i is on line 5001 + i.
+  int line = 0;
   for (const char* ns : {"default", "team-a"}) {
     for (int i = 0; i < 5000; ++i) {
       PodSpec p;
       p.namespace_ = ns;
       p.name = fmt::format("pod-{}", i);
-      where.line = i + 1;
+      where.line = ++line;
       b.add_pod(std::move(p), where);
     }
   }
@@ -39,7 +41,7 @@ TEST_CASE("pod names are unique per namespace, however many pods there are") {
     } catch (const InputError& e) {
       CHECK(std::string(e.what()).find(fmt::format("duplicate pod 'team-a/pod-{}' (first defined "
                                                    "at pods.yaml:{})",
-                                                   i, i + 1)) != std::string::npos);
+                                                   i, 5001 + i)) != std::string::npos);
     }
   }
   CHECK(w.pods.size() == 10000);

@@ -9,6 +9,7 @@
 #include "models/yaml_reader.hpp"
 #include "sim/cluster.hpp"
 #include "sim/quantity.hpp"
+#include "sim/random.hpp"
 
 namespace capsim {
 
@@ -249,9 +250,8 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
 }
 
 std::size_t WorldBuilder::PodNames::hash(const PodSpec& pod) {
-  const std::size_t ns = std::hash<std::string_view>{}(pod.namespace_);
-  const std::size_t name = std::hash<std::string_view>{}(pod.name);
-  return name ^ (ns + 0x9e3779b97f4a7c15ULL + (name << 6) + (name >> 2));
+  // Shifted so that a namespace and a name swapped are not always one slot.
+  return static_cast<std::size_t>(text_hash(pod.name) ^ (text_hash(pod.namespace_) >> 1));
 }
 
 PodId WorldBuilder::PodNames::find(const std::deque<PodSpec>& pods, const PodSpec& pod) const {
