@@ -81,6 +81,9 @@ class FastLoader {
     }
   }
 
+  // Documents go to `sink` as they end instead of into run's list.
+  void stream_to(DocumentSink* sink) { sink_ = sink; }
+
   // False when the fast path declines.
   bool run(bool single, std::vector<YAML::Node>* out) {
     if (text_.find('\r') != std::string_view::npos) return false;
@@ -104,11 +107,18 @@ class FastLoader {
           if (++documents > 1 && single) return false;
           if (build_) memory_ = std::make_shared<YAML::detail::memory_holder>();
           root_ = nullptr;
+          if (sink_ != nullptr) sink_->start(byte_offset(e->start_mark));
           break;
         case YAML_DOCUMENT_END_EVENT:
           if (build_) {
-            out->push_back(root_ == nullptr ? YAML::Node()
-                                            : YAML::as_if<NodeAccess, void>::wrap(*root_, memory_));
+            YAML::Node doc = root_ == nullptr
+                                 ? YAML::Node()
+                                 : YAML::as_if<NodeAccess, void>::wrap(*root_, memory_);
+            if (sink_ != nullptr) {
+              sink_->end(std::move(doc));
+            } else {
+              out->push_back(std::move(doc));
+            }
           }
           break;
         case YAML_ALIAS_EVENT:
@@ -295,6 +305,7 @@ class FastLoader {
 
   std::string_view text_;
   bool build_;
+  DocumentSink* sink_ = nullptr;
   bool ascii_ = true;
   std::vector<std::size_t> line_starts_;
   std::shared_ptr<YAML::detail::memory_holder> memory_;
@@ -309,6 +320,12 @@ std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool
   FastLoader loader(text, true);
   if (!loader.run(single, &docs)) return std::nullopt;
   return docs;
+}
+
+bool fast_stream(std::string_view text, DocumentSink& sink) {
+  FastLoader loader(text, true);
+  loader.stream_to(&sink);
+  return loader.run(false, nullptr);
 }
 
 bool fast_check(std::string_view text, bool single) {

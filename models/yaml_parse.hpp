@@ -14,6 +14,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,22 @@ namespace capsim {
 // node; a text of only comments has none), or nullopt when the fast path declines. With
 // `single`, more than one document declines.
 std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool single);
+
+// Receives the documents of a text as the fast path reads them: start() when one begins (at a
+// byte offset of the text), end() when it is complete (a null node when it has no content).
+class DocumentSink {
+ public:
+  virtual void start(std::size_t at) = 0;
+  virtual void end(YAML::Node doc) = 0;
+
+ protected:
+  ~DocumentSink() = default;
+};
+
+// fast_load_all's documents handed to `sink` one at a time, all with one libyaml parser, so a
+// text of many small documents is not charged a parser's set-up for each. False when the fast
+// path declines; the documents handed over before stand (the caller decides what to keep).
+bool fast_stream(std::string_view text, DocumentSink& sink);
 
 // True when `text` passes the structure checks on the fast path; false when it declines (the
 // caller then runs yaml-cpp's check, which names the error, if any).

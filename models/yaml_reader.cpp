@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -18,17 +19,45 @@ namespace capsim {
 YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
+std::optional<std::string> read_file_bytes(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return std::nullopt;
+  std::string out;
+  // A regular file is read at its size in one buffer; a pipe or device (size 0) grows by chunks.
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long size = std::ftell(f);
+    if (size > 0) out.reserve(static_cast<std::size_t>(size) + 1);
+    std::rewind(f);
+  }
+  char chunk[1 << 16];
+  for (;;) {
+    if (out.capacity() - out.size() >= sizeof chunk) {
+      const std::size_t at = out.size();
+      out.resize(out.capacity());
+      const std::size_t got = std::fread(out.data() + at, 1, out.size() - at, f);
+      out.resize(at + got);
+      if (got == 0) break;
+    } else {
+      const std::size_t got = std::fread(chunk, 1, sizeof chunk, f);
+      if (got == 0) break;
+      out.append(chunk, got);
+    }
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return std::nullopt;
+  return out;
+}
+
 namespace {
 
 std::string read_file_or_throw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = read_file_bytes(path);
+  if (!text) {
     throw InputError(InputErrorKind::kMissing, InputLocation{path, 0, 0, ""},
                      "cannot open file (does it exist and is it readable?)");
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::move(*text);
 }
 
 [[noreturn]] void throw_parse_error(const YAML::Exception& e, const std::string& name) {
@@ -200,13 +229,14 @@ void check_structure(const std::string& text, const std::string& name, bool sing
 // The documents of `text` after check_structure's checks, built on the fast path when it takes
 // the text (one pass), else by yaml-cpp after its check (which throws the located error). With
 // `single`, exactly one node: YAML::Load's (a null node for a text without a document).
-std::vector<YAML::Node> parse_checked(const std::string& text, const std::string& name, bool single,
+std::vector<YAML::Node> parse_checked(std::string_view view, const std::string& name, bool single,
                                       int line_offset = 0) {
-  if (line_offset == 0) check_text_bytes(text, name);
-  if (auto docs = fast_load_all(text, single)) {
+  if (line_offset == 0) check_text_bytes(view, name);
+  if (auto docs = fast_load_all(view, single)) {
     if (single && docs->empty()) docs->emplace_back();
     return std::move(*docs);
   }
+  const std::string text(view);  // yaml-cpp's path reads a string
   check_structure_slow(text, name, single, line_offset);
   if (single) return {YAML::Load(text)};
   return YAML::LoadAll(text);
@@ -215,13 +245,35 @@ std::vector<YAML::Node> parse_checked(const std::string& text, const std::string
 }  // namespace
 
 void check_text_bytes(std::string_view text, const std::string& name) {
-  int line = 1;
-  int column = 1;
-  std::size_t i = 0;
+  std::size_t i = 0;  // the start of the character being checked
+  // Where `i` is, for a message: the line, and the column in characters (everything before `i`
+  // is valid UTF-8, so a character is a byte that does not continue one).
   const auto fail = [&](const std::string& what) {
+    int line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t k = 0; k < i; ++k) {
+      if (text[k] == '\n') {
+        ++line;
+        line_start = k + 1;
+      }
+    }
+    int column = 1;
+    for (std::size_t k = line_start; k < i; ++k)
+      column += (static_cast<unsigned char>(text[k]) & 0xC0u) != 0x80u ? 1 : 0;
     throw InputError(InputErrorKind::kInvalid, InputLocation{name, line, column, ""}, what);
   };
   while (i < text.size()) {
+    // Eight bytes at a time while they are ASCII and not NUL (no high bit, no zero byte).
+    if (i + 8 <= text.size()) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, text.data() + i, 8);
+      const std::uint64_t high = w & 0x8080808080808080ull;
+      const std::uint64_t zero = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+      if ((high | zero) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == 0) fail("a NUL byte: a text file must not contain one");
     std::size_t len = 1;
@@ -250,12 +302,6 @@ void check_text_bytes(std::string_view text, const std::string& name) {
       const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
       if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         fail(fmt::format("invalid UTF-8 (an overlong, surrogate or out-of-range code point)"));
-    }
-    if (c == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
     }
     i += len;
   }
@@ -320,9 +366,12 @@ void YamlNode::for_each_document(const std::string& text, const std::string& nam
     return;
   }
   starts.push_back(text.size());
+  const std::size_t parts = starts.size() - 1;
   auto file = std::make_shared<const std::string>(name);
-  for (std::size_t d = 0; d + 1 < starts.size(); ++d) {
-    const std::string part = text.substr(starts[d], starts[d + 1] - starts[d]);
+  // One part alone, as load_all_string reads a text: the fast path if it takes it, else
+  // yaml-cpp's, which names the error, if any.
+  const auto one_part = [&](std::size_t d) {
+    const std::string_view part(text.data() + starts[d], starts[d + 1] - starts[d]);
     auto provenance = std::make_shared<Provenance>();
     provenance->line_offset = start_lines[d];
     std::vector<YAML::Node> docs;
@@ -336,6 +385,63 @@ void YamlNode::for_each_document(const std::string& text, const std::string& nam
     for (const YAML::Node& doc : docs) {
       if (doc.IsNull()) continue;
       fn(YamlNode(doc, file, "").with_provenance(provenance));
+    }
+  };
+  // Parts holding a carriage return, which the fast path never takes.
+  std::vector<bool> has_cr(parts, false);
+  for (std::size_t at = text.find('\r'); at != std::string::npos; at = text.find('\r', at + 1)) {
+    has_cr[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), at) -
+                                    starts.begin()) -
+           1] = true;
+  }
+  // Runs of parts go through one fast parser. A part's documents are handed over once the next
+  // part begins (or the run ends), so when the fast path declines in a part, none of that part's
+  // documents has been handed over: the part is read alone, and the run resumes after it.
+  struct Sink final : DocumentSink {
+    const std::vector<std::size_t>* starts = nullptr;
+    std::size_t base = 0;     // the run's offset in the text
+    std::size_t pending = 0;  // the part whose documents are held
+    std::vector<YAML::Node> held;
+    std::function<void()> flush;
+    void start(std::size_t at) override {
+      const auto part = static_cast<std::size_t>(
+          std::upper_bound(starts->begin(), starts->end(), base + at) - starts->begin() - 1);
+      if (part != pending) {
+        flush();
+        pending = part;
+      }
+    }
+    void end(YAML::Node doc) override { held.push_back(std::move(doc)); }
+  };
+  std::size_t p = 0;
+  while (p < parts) {
+    if (has_cr[p]) {
+      one_part(p++);
+      continue;
+    }
+    std::size_t r = p;
+    while (r < parts && !has_cr[r])
+      ++r;
+    auto provenance = std::make_shared<Provenance>();
+    provenance->line_offset = start_lines[p];
+    Sink sink;
+    sink.starts = &starts;
+    sink.base = starts[p];
+    sink.pending = p;
+    sink.flush = [&] {
+      std::vector<YAML::Node> docs;
+      docs.swap(sink.held);
+      for (const YAML::Node& doc : docs) {
+        if (!doc.IsNull()) fn(YamlNode(doc, file, "").with_provenance(provenance));
+      }
+    };
+    const std::string_view run(text.data() + starts[p], starts[r] - starts[p]);
+    if (fast_stream(run, sink)) {
+      sink.flush();
+      p = r;
+    } else {
+      one_part(sink.pending);
+      p = sink.pending + 1;
     }
   }
 }
@@ -551,6 +657,29 @@ std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
 
 MapReader::MapReader(YamlNode node) : node_(std::move(node)) {}
 
+std::vector<MapReader::Entry>& MapReader::listed() {
+  if (!listed_) {
+    listed_ = true;
+    const YAML::Node& raw = node_.raw();
+    entries_.reserve(raw.size());
+    for (const auto& kv : raw)
+      entries_.push_back(Entry{kv.first, kv.second, false});
+  }
+  return entries_;
+}
+
+MapReader::Entry* MapReader::find(const std::string& key) {
+  for (Entry& e : listed()) {
+    if (e.key.IsScalar() && e.key.Scalar() == key) return &e;
+  }
+  return nullptr;
+}
+
+void MapReader::ignore(const std::string& key) {
+  queried_.push_back(key);
+  if (Entry* e = find(key)) e->seen = true;
+}
+
 bool MapReader::has(const std::string& key) const {
   const auto& raw = node_.raw();
   for (const auto& kv : raw) {
@@ -560,14 +689,12 @@ bool MapReader::has(const std::string& key) const {
 }
 
 std::optional<YamlNode> MapReader::opt(const std::string& key) {
-  seen_.insert(key);
-  for (const auto& kv : node_.raw()) {
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
-      if (kv.second.IsNull()) return std::nullopt;
-      return node_.child(kv.second, key);
-    }
-  }
-  return std::nullopt;
+  queried_.push_back(key);
+  Entry* e = find(key);
+  if (e == nullptr) return std::nullopt;
+  e->seen = true;
+  if (e->value.IsNull()) return std::nullopt;
+  return node_.child(e->value, key);
 }
 
 YamlNode MapReader::req(const std::string& key) {
@@ -599,14 +726,27 @@ SimDuration MapReader::duration_or(const std::string& key, SimDuration dflt) {
 }
 
 void MapReader::finish() const {
-  std::vector<std::string> known(seen_.begin(), seen_.end());
-  for (const auto& kv : node_.raw()) {
-    if (!kv.first.IsScalar())
-      YamlNode(kv.first, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
-    const std::string key = kv.first.Scalar();
-    if (seen_.count(key)) continue;
-    YamlNode at = node_.child(kv.first, key);
+  // Entries not listed yet were never read: every one of them is unknown.
+  const auto unknown = [&](const YAML::Node& k) {
+    if (!k.IsScalar())
+      YamlNode(k, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
+    const std::string key = k.Scalar();
+    // A key repeated in one mapping is refused when the text is parsed, so the first entry of a
+    // name is its only one.
+    if (std::find(queried_.begin(), queried_.end(), key) != queried_.end()) return;
+    std::vector<std::string> known = queried_;
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    YamlNode at = node_.child(k, key);
     at.fail(fmt::format("unknown field '{}'{}", key, did_you_mean(key, known)));
+  };
+  if (listed_) {
+    for (const Entry& e : entries_) {
+      if (!e.seen) unknown(e.key);
+    }
+  } else {
+    for (const auto& kv : node_.raw())
+      unknown(kv.first);
   }
 }
 

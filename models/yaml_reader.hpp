@@ -12,7 +12,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +31,10 @@ inline constexpr std::uint64_t kYamlMaxAliasNodes = 100'000;  // nodes reached t
 // Fails (InputError, kInvalid, at the file, line and column) on a NUL byte or on bytes that are
 // not UTF-8. Every text input goes through it: YAML here, and FileSource::read for the rest.
 void check_text_bytes(std::string_view text, const std::string& name);
+
+// The whole content of a file (or a pipe or device read to its end), or nullopt when it cannot
+// be opened or read. No checks on the bytes: callers pass them to check_text_bytes.
+std::optional<std::string> read_file_bytes(const std::string& path);
 
 class YamlNode {
  public:
@@ -112,7 +115,7 @@ class MapReader {
   YamlNode req(const std::string& key);
   bool has(const std::string& key) const;
   // Marks a key as understood without reading it.
-  void ignore(const std::string& key) { seen_.insert(key); }
+  void ignore(const std::string& key);
   const YamlNode& node() const { return node_; }
 
   // Convenience readers with defaults.
@@ -128,8 +131,20 @@ class MapReader {
   void finish() const;
 
  private:
+  // The mapping's entries, listed once (on first use) so each lookup compares keys instead of
+  // walking yaml-cpp's iterators; `seen` marks the entries read or ignored.
+  struct Entry {
+    YAML::Node key;
+    YAML::Node value;
+    bool seen = false;
+  };
+  std::vector<Entry>& listed();
+  Entry* find(const std::string& key);
+
   YamlNode node_;
-  std::set<std::string> seen_;
+  std::vector<Entry> entries_;
+  bool listed_ = false;
+  std::vector<std::string> queried_;  // every key read or ignored, present or not (suggestions)
 };
 
 // The closest candidates to `word` by edit distance (at most 2 suggestions, distance <= 3 or a

@@ -3,6 +3,7 @@
 #include "models/yaml_reader.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 #include <utility>
@@ -115,6 +116,20 @@ TEST_CASE("NUL bytes and invalid UTF-8 are errors at their line and column") {
   CHECK(err("\xC3").find("cut off") != std::string::npos);
   CHECK(err("\xC3(").find("byte 0x28 cannot continue") != std::string::npos);
   CHECK(err("\xEF\xBB\xBFname: x\n").empty());  // a byte-order mark is UTF-8
+  // Long ASCII runs are checked eight bytes at a time: a bad byte at any offset within a run, after
+  // multi-byte characters on its line, is still found at its line and character column.
+  const std::string run(40, 'x');
+  for (std::size_t at = 0; at < 17; ++at) {
+    CAPTURE(at);
+    const std::string before = run + "\n" + run.substr(0, at);
+    CHECK(err(before + "\0"s + run) == fmt::format("t.csv:2:{}: a NUL byte: a text file must not "
+                                                   "contain one",
+                                                   at + 1));
+    CHECK(err("\xC3\xA9\xE2\x82\xAC\n" + run + "\n\xF0\x9F\x9A\x80" + run.substr(0, at) + "\xFF" +
+              run)
+              .rfind(fmt::format("t.csv:3:{}: invalid UTF-8 (byte 0xFF", at + 2), 0) == 0);
+  }
+  CHECK(err(std::string(1000, 'a') + "\x7F\t\r\n" + std::string(1000, 'b')).empty());
 }
 
 TEST_CASE("for_each_document hands over one document at a time with its lines in the file") {
@@ -158,6 +173,39 @@ TEST_CASE("for_each_document hands over one document at a time with its lines in
   for (const YamlNode& d : YamlNode::load_all_string(good, "m.yaml"))
     whole.push_back(d.entries().front().first);
   CHECK(streamed == whole);
+  // Documents the fast parser declines (an alias, a carriage return, a merge key) are read alone
+  // between documents it streams; "..." ends a document without a new marker. Every document
+  // arrives once, in order, at its own line, as load_all_string reads them.
+  const std::string mixed =
+      "k: 0\n"              // 1
+      "---\n"               // 2
+      "k: 1\n"              // 3
+      "x: &a [1]\n"         // 4: an anchor
+      "y: *a\n"             // 5
+      "---\n"               // 6
+      "k: 2\r\n"            // 7: a carriage return
+      "--- \n"              // 8
+      "k: 3\n"              // 9
+      "...\n"               // 10
+      "k: 4\n"              // 11: a second document in the part
+      "---\n"               // 12
+      "k: 5\n"              // 13
+      "b: {<<: {c: 1}}\n"   // 14: a merge key
+      "---\n"               // 15
+      "# only a comment\n"  // 16: an empty document
+      "---\n"               // 17
+      "k: 6\n";             // 18
+  std::vector<std::pair<std::string, int>> got;
+  YamlNode::for_each_document(mixed, "m.yaml", [&](const YamlNode& d) {
+    got.emplace_back(d.map().req("k").str(), d.map().req("k").line());
+  });
+  const std::vector<std::pair<std::string, int>> want{{"0", 1},  {"1", 3},  {"2", 7}, {"3", 9},
+                                                      {"4", 11}, {"5", 13}, {"6", 18}};
+  CHECK(got == want);
+  std::vector<std::string> all;
+  for (const YamlNode& d : YamlNode::load_all_string(mixed, "m.yaml"))
+    all.push_back(d.map().req("k").str());
+  CHECK(all == std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6"});
   // A syntax error in a later document is located in the file too.
   try {
     YamlNode::for_each_document("a: 1\n---\nb: [1, 2\nc: 3\n", "m.yaml", [](const YamlNode&) {});

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/input_error.hpp"
 #include "tools/loaders/sha256.hpp"
@@ -72,11 +70,7 @@ std::optional<std::string> RealFiles::fetch(const std::string& path) {
         InputErrorKind::kInvalid, InputLocation{path, 0, 0, ""},
         fmt::format("{} bytes, larger than any input may be ({} bytes)", size, kMaxFileBytes));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_file_bytes(path);
 }
 
 MemoryFiles& MemoryFiles::add(const std::string& path, std::string text) {

@@ -74,9 +74,9 @@ ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& 
                                  name, did_you_mean(name, known), fmt::join(known, ", ")));
     }
   }
-  if (name != "nvidia.com/gpu.shared" && name.rfind("nvidia.com/gpu", 0) == 0 &&
-      !closest_names(name, {"nvidia.com/gpu.shared"}).empty() && name != "nvidia.com/gpu" &&
-      !world_->resources.find(name)) {
+  if (name != "nvidia.com/gpu.shared" && name != "nvidia.com/gpu" &&
+      name.rfind("nvidia.com/gpu", 0) == 0 && !world_->resources.find(name) &&
+      !closest_names(name, {"nvidia.com/gpu.shared"}).empty()) {
     fail_at(where, fmt::format("unknown sharing resource '{}' (did you mean "
                                "'nvidia.com/gpu.shared'? known: nvidia.com/gpu, "
                                "nvidia.com/gpu.shared, nvidia.com/mig-<profile>)",
