@@ -72,7 +72,8 @@ bool is_null_string(std::string_view s) {  // yaml-cpp's IsNullString (src/null.
 // One pass over the events: the structure checks, and (when `build`) the tree.
 class FastLoader {
  public:
-  FastLoader(std::string_view text, bool build) : text_(text), build_(build) {
+  FastLoader(std::string_view text, bool build, std::size_t enclosing = 0)
+      : text_(text), build_(build), enclosing_(enclosing) {
     for (const char c : text) {
       if (static_cast<unsigned char>(c) >= 0x80) {
         ascii_ = false;
@@ -285,7 +286,7 @@ class FastLoader {
   }
 
   bool open(const yaml_event_t& e, bool is_map, bool flow) {
-    if (stack_.size() >= kYamlMaxDepth) return false;
+    if (enclosing_ + stack_.size() >= kYamlMaxDepth) return false;
     node* n = create(e.start_mark);
     if (n != nullptr) {
       n->set_tag("?");
@@ -305,6 +306,7 @@ class FastLoader {
 
   std::string_view text_;
   bool build_;
+  std::size_t enclosing_;  // collections around the text in its file (nesting counts them)
   DocumentSink* sink_ = nullptr;
   bool ascii_ = true;
   std::vector<std::size_t> line_starts_;
@@ -315,9 +317,10 @@ class FastLoader {
 
 }  // namespace
 
-std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool single) {
+std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool single,
+                                                     std::size_t enclosing) {
   std::vector<YAML::Node> docs;
-  FastLoader loader(text, true);
+  FastLoader loader(text, true, enclosing);
   if (!loader.run(single, &docs)) return std::nullopt;
   return docs;
 }

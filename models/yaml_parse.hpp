@@ -23,8 +23,10 @@ namespace capsim {
 
 // The documents of `text` as YAML::LoadAll gives them (a document with no content is a null
 // node; a text of only comments has none), or nullopt when the fast path declines. With
-// `single`, more than one document declines.
-std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool single);
+// `single`, more than one document declines. `enclosing` counts the collections the text sits in
+// within its file (a list item cut out of a file), which count towards kYamlMaxDepth.
+std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool single,
+                                                     std::size_t enclosing = 0);
 
 // Receives the documents of a text as the fast path reads them: start() when one begins (at a
 // byte offset of the text), end() when it is complete (a null node when it has no content).

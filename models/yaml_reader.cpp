@@ -668,16 +668,19 @@ std::vector<MapReader::Entry>& MapReader::listed() {
   return entries_;
 }
 
-MapReader::Entry* MapReader::find(const std::string& key) {
+std::optional<YAML::Node> MapReader::find(const std::string& key) {
   for (Entry& e : listed()) {
-    if (e.key.IsScalar() && e.key.Scalar() == key) return &e;
+    if (e.key.IsScalar() && e.key.Scalar() == key) {
+      e.seen = true;
+      return e.value;
+    }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 void MapReader::ignore(const std::string& key) {
   queried_.push_back(key);
-  if (Entry* e = find(key)) e->seen = true;
+  (void)find(key);
 }
 
 bool MapReader::has(const std::string& key) const {
@@ -690,11 +693,9 @@ bool MapReader::has(const std::string& key) const {
 
 std::optional<YamlNode> MapReader::opt(const std::string& key) {
   queried_.push_back(key);
-  Entry* e = find(key);
-  if (e == nullptr) return std::nullopt;
-  e->seen = true;
-  if (e->value.IsNull()) return std::nullopt;
-  return node_.child(e->value, key);
+  std::optional<YAML::Node> v = find(key);
+  if (!v || v->IsNull()) return std::nullopt;
+  return node_.child(*v, key);
 }
 
 YamlNode MapReader::req(const std::string& key) {
@@ -726,7 +727,7 @@ SimDuration MapReader::duration_or(const std::string& key, SimDuration dflt) {
 }
 
 void MapReader::finish() const {
-  // Entries not listed yet were never read: every one of them is unknown.
+  // Every key not asked for (read or ignored) is unknown.
   const auto unknown = [&](const YAML::Node& k) {
     if (!k.IsScalar())
       YamlNode(k, node_.file_ptr(), node_.path()).fail("keys must be plain strings");

@@ -139,7 +139,7 @@ class MapReader {
     bool seen = false;
   };
   std::vector<Entry>& listed();
-  Entry* find(const std::string& key);
+  std::optional<YAML::Node> find(const std::string& key);
 
   YamlNode node_;
   std::vector<Entry> entries_;

@@ -303,6 +303,16 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
        "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
        "    name: p\n    name: q\n",
        "bad.yaml:8:5", "duplicate key 'name' (first given on line 7)"},
+      {"a key given twice in the List's own mapping, after its items",
+       "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n"
+       "    name: p\nkind: List\n",
+       "bad.yaml:8:1", "duplicate key 'kind' (first given on line 1)"},
+      {"nesting past the limit inside a List's item (which sits two levels deep in the file)",
+       "kind: List\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n"
+       "  x: "
+       "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+       "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+       "bad.yaml:7:67", "nesting deeper than 64 levels of mappings and lists"},
       {"an empty dump, whose replay would have no cluster (found by the k8s_dump fuzz target)", "",
        "bad.yaml: ", "the dump holds no Node, so the replay would have no cluster"},
       {"pods without their nodes",

@@ -62,9 +62,12 @@ std::string scalar(const std::string& s) {
   bool plain = !s.empty() && s.front() != '-' && s.front() != '.';
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (!(std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '/')) plain = false;
+    if (!(std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '/')) {
+      plain = false;
+      break;
+    }
   }
-  if (plain) {
+  if (plain && s.size() <= 5) {  // the length of the longest word below
     std::string lower = s;
     for (char& c : lower)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -304,10 +307,14 @@ YamlNode req(const YamlNode& n, const std::string& key) {
 
 std::optional<YamlNode> opt(const YamlNode& n, const std::string& key) {
   if (n.is_null()) return std::nullopt;
-  MapReader m = n.map();
-  auto v = m.opt(key);
-  if (v && v->is_null()) return std::nullopt;
-  return v;
+  if (!n.is_map()) (void)n.map();  // fails, saying what it found
+  for (const auto& kv : n.raw()) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      if (kv.second.IsNull()) return std::nullopt;
+      return n.child(kv.second, key);
+    }
+  }
+  return std::nullopt;
 }
 
 std::int64_t timestamp(const YamlNode& n) {
@@ -372,9 +379,9 @@ std::vector<ItemText> split_kubectl_list(const std::string& text) {
   return items;
 }
 
-// Calls `fn` with each object of a dump file that belongs to pass `which` (pass_of). Pass 0, the
-// first, also checks the text's structure.
-void for_each_object(const std::string& path, const std::string& text, int which,
+// Calls `fn` with each object of a dump file that belongs to pass `which` (pass_of), and checks
+// the text's structure as the loader checks a file (`checked`: whether the whole text has been).
+void for_each_object(const std::string& path, const std::string& text, int which, bool& checked,
                      const std::function<void(const DumpObject&)>& fn) {
   const std::vector<ItemText> items = split_kubectl_list(text);
   if (items.empty()) {
@@ -386,10 +393,21 @@ void for_each_object(const std::string& path, const std::string& text, int which
     }
     return;
   }
-  // The whole text checked once as the loader checks a file (bytes, repeated keys, nesting,
-  // aliases), so the import refuses what `capsim run` on its output would; each item is then
-  // parsed alone.
-  if (which == 0) YamlNode::check_text(text, path);
+  // The text is checked as the loader checks a file (bytes, repeated keys, nesting, aliases), so
+  // the import refuses what `capsim run` on its output would. The fast path makes those checks
+  // on each item it takes (nested in the List's mapping and its items list); the List's own
+  // keys are checked with the items' lines left blank; and the first item the fast path
+  // declines has the whole text checked, by yaml-cpp's rules, before it is read.
+  if (which == 0) {
+    const std::size_t items_begin = items.front().begin, items_end = items.back().end;
+    const auto item_lines = static_cast<std::size_t>(
+        std::count(text.begin() + static_cast<std::ptrdiff_t>(items_begin),
+                   text.begin() + static_cast<std::ptrdiff_t>(items_end), '\n'));
+    std::string outer = text.substr(0, items_begin);
+    outer.append(item_lines, '\n');
+    outer.append(text, items_end);
+    YamlNode::check_text(outer, path);
+  }
   const auto file = std::make_shared<const std::string>(path);
   for (std::size_t i = 0; i < items.size(); ++i) {
     const ItemText& it = items[i];
@@ -398,12 +416,17 @@ void for_each_object(const std::string& path, const std::string& text, int which
     // lines are counted from the item, and errors moved back to the file's lines.
     std::string item = text.substr(it.begin, it.end - it.begin);
     item[0] = ' ';
+    // The fast path (models/yaml_parse.hpp) builds the tree yaml-cpp would, and checks the item
+    // as part of the file; an item it declines has the whole text checked first (errors at the
+    // file's lines).
+    std::optional<std::vector<YAML::Node>> fast = fast_load_all(item, true, 2);
+    if (!(fast && fast->size() == 1) && !checked) {
+      YamlNode::check_text(text, path);
+      checked = true;
+    }
     try {
       YAML::Node node;
       try {
-        // The fast path (models/yaml_parse.hpp) builds the tree yaml-cpp would; the text was
-        // checked whole above.
-        auto fast = fast_load_all(item, true);
         node = fast && fast->size() == 1 ? fast->front() : YAML::Load(item);
       } catch (const YAML::Exception& e) {
         throw InputError(
@@ -981,9 +1004,14 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     copy["kind"] = kind;
     load_manifest_docs({YamlNode(copy, o.node.file_ptr(), o.node.path())}, scratch_builder, check);
   };
-  auto pass = [&texts](int which, const std::function<void(const DumpObject&)>& fn) {
-    for (const auto& [path, text] : texts)
-      for_each_object(path, text, which, fn);
+  std::vector<char> checked(texts.size(), 0);
+  auto pass = [&texts, &checked](int which, const std::function<void(const DumpObject&)>& fn) {
+    std::size_t i = 0;
+    for (const auto& [path, text] : texts) {
+      bool whole = checked[i] != 0;
+      for_each_object(path, text, which, whole, fn);
+      checked[i++] = whole ? 1 : 0;
+    }
   };
   pass(0, [&](const DumpObject& o) {
     if (o.kind == "mig-parted" || im.is_mig_parted_configmap(o)) {
