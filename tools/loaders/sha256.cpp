@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 namespace capsim {
 
@@ -20,12 +26,85 @@ constexpr std::uint32_t kK[64] = {
 inline std::uint32_t rotr(std::uint32_t x, int n) {
   return (x >> n) | (x << (32 - n));
 }
+
+#if defined(__x86_64__)
+// The x86 SHA extensions (Intel SHA Extensions, 2013): SHA256RNDS2 does two rounds on the state
+// held as two registers, {A, B, E, F} and {C, D, G, H} (highest lane first), with the message
+// words plus round constants in the low two lanes; SHA256MSG1 and SHA256MSG2 compute the message
+// schedule four words at a time.
+__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t h[8],
+                                                               const unsigned char* p,
+                                                               std::size_t n) {
+  // Big-endian words: reverse the bytes of each 32-bit lane.
+  const __m128i swap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+  __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h));      // lanes a b c d
+  __m128i hgfe = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + 4));  // lanes e f g h
+  dcba = _mm_shuffle_epi32(dcba, 0xB1);                                     // b a d c
+  hgfe = _mm_shuffle_epi32(hgfe, 0x1B);                                     // h g f e
+  __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8);                            // f e b a
+  __m128i cdgh = _mm_blend_epi16(hgfe, dcba, 0xF0);                         // h g d c
+  for (; n > 0; --n, p += 64) {
+    const __m128i abef_in = abef, cdgh_in = cdgh;
+    __m128i w[4];
+    for (int i = 0; i < 4; ++i) {
+      w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), swap);
+    }
+    for (int r = 0; r < 16; ++r) {  // four rounds a step; w[r % 4] holds words 4r .. 4r+3
+      __m128i& cur = w[r % 4];
+      if (r >= 4) {
+        // Words t = 4r .. 4r+3 from W[t-16..] (the slot's words before), W[t-12..], W[t-7..t-4]
+        // and W[t-4..t-1].
+        const __m128i& prev = w[(r + 3) % 4];             // words 4r-4 .. 4r-1
+        const __m128i& mid = w[(r + 2) % 4];              // words 4r-8 .. 4r-5
+        cur = _mm_sha256msg1_epu32(cur, w[(r + 1) % 4]);  // with words 4r-12 .. 4r-9
+        cur = _mm_add_epi32(cur, _mm_alignr_epi8(prev, mid, 4));
+        cur = _mm_sha256msg2_epu32(cur, prev);
+      }
+      __m128i msg =
+          _mm_add_epi32(cur, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kK + 4 * r)));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, msg);
+      msg = _mm_shuffle_epi32(msg, 0x0E);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, msg);
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
+  }
+  const __m128i feba = _mm_shuffle_epi32(abef, 0x1B);  // a b e f
+  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);  // g h c d
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h), _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h + 4), _mm_alignr_epi8(dchg, feba, 8));
+}
+#endif
 }  // namespace
 
-Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+bool Sha256::cpu_has_sha() {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const bool ssse3 = (c & bit_SSSE3) != 0, sse41 = (c & bit_SSE4_1) != 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return ssse3 && sse41 && (b & bit_SHA) != 0;
+#else
+  return false;
+#endif
+}
+
+Sha256::Sha256(bool accelerated)
+    : accelerated_(accelerated && cpu_has_sha()),
+      h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
       buf_{} {}
+
+void Sha256::blocks(const unsigned char* p, std::size_t n) {
+#if defined(__x86_64__)
+  if (accelerated_) {
+    blocks_sha_ni(h_, p, n);
+    return;
+  }
+#endif
+  for (; n > 0; --n, p += 64)
+    block(p);
+}
 
 void Sha256::block(const unsigned char* p) {
   std::uint32_t w[64];
@@ -68,13 +147,23 @@ void Sha256::block(const unsigned char* p) {
 
 void Sha256::update(std::string_view data) {
   total_ += data.size();
-  for (char ch : data) {
-    buf_[buf_len_++] = static_cast<unsigned char>(ch);
-    if (buf_len_ == 64) {
-      block(buf_);
-      buf_len_ = 0;
-    }
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  std::size_t n = data.size();
+  if (buf_len_ > 0) {
+    const std::size_t take = std::min(n, 64 - buf_len_);
+    std::memcpy(buf_ + buf_len_, p, take);
+    buf_len_ += take;
+    p += take;
+    n -= take;
+    if (buf_len_ < 64) return;
+    blocks(buf_, 1);
+    buf_len_ = 0;
   }
+  blocks(p, n / 64);
+  p += n / 64 * 64;
+  n %= 64;
+  std::memcpy(buf_, p, n);
+  buf_len_ = n;
 }
 
 std::string Sha256::hex_digest() {
@@ -83,14 +172,14 @@ std::string Sha256::hex_digest() {
   if (buf_len_ > 56) {
     while (buf_len_ < 64)
       buf_[buf_len_++] = 0;
-    block(buf_);
+    blocks(buf_, 1);
     buf_len_ = 0;
   }
   while (buf_len_ < 56)
     buf_[buf_len_++] = 0;
   for (int i = 7; i >= 0; --i)
     buf_[buf_len_++] = static_cast<unsigned char>(bits >> (8 * i));
-  block(buf_);
+  blocks(buf_, 1);
   std::string out;
   for (std::uint32_t v : h_)
     out += fmt::format("{:08x}", v);
