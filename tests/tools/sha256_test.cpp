@@ -43,6 +43,9 @@ TEST_CASE("SHA-256 gives the FIPS 180-4 example digests, with and without the SH
     }
     CHECK(sha256_hex(c.data) == c.want);
   }
+  Sha256 empty_view;  // a default string_view (null data) is no input, not a crash
+  empty_view.update(std::string_view{});
+  CHECK(empty_view.hex_digest() == cases[0].want);
 }
 
 TEST_CASE("both SHA-256 paths agree on every length around the block and padding boundaries") {

@@ -79,11 +79,15 @@ __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t h[8
 
 bool Sha256::cpu_has_sha() {
 #if defined(__x86_64__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
-  const bool ssse3 = (c & bit_SSSE3) != 0, sse41 = (c & bit_SSE4_1) != 0;
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
-  return ssse3 && sse41 && (b & bit_SHA) != 0;
+  // Asked once: cpuid is slow, and a trap to the host under a hypervisor.
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+    const bool ssse3 = (c & bit_SSSE3) != 0, sse41 = (c & bit_SSE4_1) != 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+    return ssse3 && sse41 && (b & bit_SHA) != 0;
+  }();
+  return has;
 #else
   return false;
 #endif
@@ -147,6 +151,7 @@ void Sha256::block(const unsigned char* p) {
 
 void Sha256::update(std::string_view data) {
   total_ += data.size();
+  if (data.empty()) return;  // (an empty view's data() may be null, which memcpy must not get)
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   std::size_t n = data.size();
   if (buf_len_ > 0) {
