@@ -1,6 +1,7 @@
 #include "models/yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -23,11 +24,12 @@ std::optional<std::string> read_file_bytes(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return std::nullopt;
   std::string out;
-  // A regular file is read at its size in one buffer; a pipe or device (size 0) grows by chunks.
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    const long size = std::ftell(f);
-    if (size > 0) out.reserve(static_cast<std::size_t>(size) + 1);
-    std::rewind(f);
+  // A regular file is read at its size in one buffer; anything else (a pipe, a device, a
+  // directory, whose "size" may be huge) grows by chunks, or fails to read.
+  struct stat st {};
+  if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<std::uint64_t>(st.st_size) < out.max_size()) {
+    out.reserve(static_cast<std::size_t>(st.st_size) + 1);
   }
   char chunk[1 << 16];
   for (;;) {

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -214,6 +217,17 @@ TEST_CASE("for_each_document hands over one document at a time with its lines in
     CHECK(e.where().line >= 3);
     CHECK(std::string(e.what()).find("malformed YAML") != std::string::npos);
   }
+}
+
+TEST_CASE("read_file_bytes reads a file whole and refuses a directory without reserving its size") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "capsim-read-bytes";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "f.txt") << "abc\n"; }
+  CHECK(read_file_bytes((dir / "f.txt").string()) == std::optional<std::string>("abc\n"));
+  // A directory (found by the study fuzz target: its lseek size can be near 2^63).
+  CHECK_FALSE(read_file_bytes(dir.string()).has_value());
+  CHECK_FALSE(read_file_bytes((dir / "missing").string()).has_value());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace capsim
