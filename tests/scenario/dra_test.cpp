@@ -16,116 +16,21 @@
 #include <map>
 #include <set>
 
+#include "fixtures/dra_run.hpp"
 #include "fixtures/memory_recorder.hpp"
 #include "reports/run_reader.hpp"
 #include "tools/capsim/runner.hpp"
 
 using namespace capsim;
+using capsim::testing::claim_pod;
+using capsim::testing::gpu_template;
+using capsim::testing::load_error;
 using capsim::testing::MemoryRecorder;
+using capsim::testing::Run;
+using capsim::testing::run_files;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Run {
-  MemoryRecorder rec;
-  std::unique_ptr<World> world;
-  std::vector<std::string> warnings;
-
-  const PodRecord& pod(const std::string& name) const {
-    for (const auto& r : rec.pods) {
-      if (world->pods[r.pod].name == name) return r;
-    }
-    FAIL("no pod " << name);
-    return rec.pods.front();
-  }
-  // Where the pod (last) started.
-  std::string node_of(const std::string& name) const {
-    std::string node;
-    for (const auto& e : rec.events) {
-      if (e.pod != kNoPod && world->pods[e.pod].name == name && e.kind == "start") {
-        node = world->nodes[e.node].name;
-      }
-    }
-    return node;
-  }
-  // The detail of the pod's first event of `kind`, or "" if none.
-  std::string event(const std::string& name, const std::string& kind) const {
-    for (const auto& e : rec.events) {
-      if (e.pod != kNoPod && world->pods[e.pod].name == name && e.kind == kind) return e.detail;
-    }
-    return "";
-  }
-  std::string event_node(const std::string& name, const std::string& kind) const {
-    for (const auto& e : rec.events) {
-      if (e.pod != kNoPod && world->pods[e.pod].name == name && e.kind == kind) {
-        return e.node == kNoNode ? "" : world->nodes[e.node].name;
-      }
-    }
-    return "";
-  }
-  double seconds(const std::string& name) const {
-    const PodRecord& r = pod(name);
-    return to_seconds(r.end - r.start);
-  }
-};
-
-Run run_files(const std::string& scenario, const std::map<std::string, std::string>& files) {
-  static int n = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("capsim-dra-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-  fs::create_directories(dir);
-  std::ofstream(dir / "s.yaml") << scenario;
-  for (const auto& [name, text] : files)
-    std::ofstream(dir / name) << text;
-  Scenario s = load_scenario((dir / "s.yaml").string(), {});
-  Run r;
-  RunRequest req;
-  req.paranoid = true;
-  auto out = run_scenario(s, req, r.rec);
-  r.warnings = out.warnings;
-  r.world = std::move(s.world);
-  fs::remove_all(dir);
-  return r;
-}
-
-std::string load_error(const std::string& scenario,
-                       const std::map<std::string, std::string>& files) {
-  try {
-    (void)run_files(scenario, files);
-  } catch (const InputError& e) {
-    return e.where().to_string() + ": " + e.message();
-  }
-  return "";
-}
-
-// A pod using resource claims: `claims` are spec.resourceClaims entries (YAML flow mappings).
-std::string claim_pod(const std::string& name, const std::vector<std::string>& claims,
-                      const std::string& arrival = "0s", const std::string& duration = "1h",
-                      const std::string& util = "1", const std::string& gpu_memory = "") {
-  std::string out = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
-                    "\n  annotations:\n    capsim.io/arrival: " + arrival +
-                    "\n    capsim.io/duration: " + duration + "\n    capsim.io/gpu-util: \"" +
-                    util + "\"" +
-                    (gpu_memory.empty() ? "" : "\n    capsim.io/gpu-memory: " + gpu_memory) +
-                    "\nspec:\n  containers:\n  - name: c\n    resources:\n      requests: {cpu: "
-                    "1}\n      claims:\n";
-  for (const std::string& c : claims) {
-    const auto colon = c.find("name: ") + 6;
-    out += "      - name: " + c.substr(colon, c.find(',', colon) - colon) + "\n";
-  }
-  out += "  resourceClaims:\n";
-  for (const std::string& c : claims)
-    out += "  - " + c + "\n";
-  return out;
-}
-
-// A ResourceClaimTemplate with one request (`exactly` fields as YAML under it).
-std::string gpu_template(const std::string& name, const std::string& exactly) {
-  return "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: " +
-         name +
-         "\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n" +
-         exactly;
-}
 
 const char* kB200Class = R"(---
 apiVersion: resource.k8s.io/v1
