@@ -258,8 +258,15 @@ NodeInfo Cluster::template_node(NodeId node) const {
   t.spec = &world_->nodes[node];
   t.requested = ResourceVec{};
   t.nonzero_requested = ResourceVec{};
-  if (!t.dra_used.empty()) std::fill(t.dra_used.begin(), t.dra_used.end(), 0);
-  if (!t.dra_consumed.empty()) std::fill(t.dra_consumed.begin(), t.dra_consumed.end(), 0);
+  // The node's own devices start free; network-attached ones stay as taken as they are.
+  if (const dra::NodeDevices* nd = world_->dra.node(node); nd != nullptr && !t.dra_used.empty()) {
+    const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
+    for (std::size_t d = 0; d < nd->devices.size(); ++d) {
+      if (nd->devices[d].network != kNoClaim) continue;
+      t.dra_used[d] = 0;
+      std::fill(t.dra_consumed.begin() + off[d], t.dra_consumed.begin() + off[d + 1], 0);
+    }
+  }
   populate(t);
   return t;
 }
@@ -568,6 +575,36 @@ void Cluster::destroy_partition(NodeInfo& n, std::uint16_t ui) {
   ++n.generation;
 }
 
+bool claim_reaches(const DraWorld& dra, const SharedClaimState& c, NodeId node) {
+  if (c.node == node) return true;
+  const dra::NodeDevices* nd = dra.node(c.node);
+  if (nd == nullptr || c.allocation.devices.empty()) return false;
+  for (std::uint16_t d : c.allocation.devices) {
+    const std::uint32_t net = nd->devices.at(d).network;
+    if (net == kNoClaim || dra.network[net].on(node) == nullptr) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// A claim of network-attached devices allocated on node `from`, as node `to` sees it: the same
+// devices under their indices on `to` (claim_reaches said it reaches them all).
+ClaimAllocation seen_from(const DraWorld& dra, NodeId from, ClaimAllocation a, NodeId to) {
+  const dra::NodeDevices& fd = *dra.node(from);
+  const std::vector<std::uint32_t> off = dra::capacity_offsets(fd);
+  for (auto& [ci, amount] : a.consumed) {
+    const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
+                                            off.begin() - 1);
+    ci = dra.network[fd.devices[d].network].on(to)->capacity_at + (ci - off[d]);
+  }
+  for (std::uint16_t& d : a.devices)
+    d = dra.network[fd.devices[d].network].on(to)->device;
+  return a;
+}
+
+}  // namespace
+
 void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
   const dra::NodeDevices* nd = world_->dra.node(n.id);
   CAPSIM_CHECK(
@@ -604,6 +641,41 @@ void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
   }
   if (sign < 0) a.units.clear();
   ++n.generation;
+  // Network-attached devices: every other node that reaches them sees them taken or freed.
+  bool network = false;
+  for (std::uint16_t d : a.devices)
+    network = network || nd->devices[d].network != kNoClaim;
+  if (!network) return;
+  std::vector<NodeId> touched;
+  for (std::uint16_t d : a.devices) {
+    const std::uint32_t net = nd->devices[d].network;
+    if (net == kNoClaim) continue;
+    for (const dra::Mirror& m : world_->dra.network[net].mirrors) {
+      if (m.node == n.id) continue;
+      NodeInfo& other = nodes_[m.node];
+      other.dra_used[m.device] = static_cast<std::uint16_t>(other.dra_used[m.device] + sign);
+      touched.push_back(m.node);
+    }
+  }
+  if (!a.consumed.empty()) {
+    const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
+    for (const auto& [ci, amount] : a.consumed) {
+      const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
+                                              off.begin() - 1);
+      const std::uint32_t net = nd->devices[d].network;
+      if (net == kNoClaim) continue;
+      for (const dra::Mirror& m : world_->dra.network[net].mirrors) {
+        if (m.node != n.id)
+          nodes_[m.node].dra_consumed[m.capacity_at + (ci - off[d])] += sign * amount;
+      }
+    }
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (NodeId t : touched) {
+    ++nodes_[t].generation;
+    changed(nodes_[t]);
+  }
 }
 
 void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
@@ -664,10 +736,11 @@ void Cluster::bind(PodId pod, NodeId node, std::span<const Holding> holdings,
       if (ref.shared()) {
         SharedClaimState& c = shared_claims_.at(ref.claim);
         if (a.reuse) {
-          CAPSIM_CHECK(c.node == node, fmt::format("pod {} joins claim {} on node {}, but it is "
-                                                   "allocated elsewhere",
-                                                   s.name, ref.claim_name, n.spec->name));
-          a = c.allocation;
+          CAPSIM_CHECK(c.node != kNoNode && claim_reaches(world_->dra, c, node),
+                       fmt::format("pod {} joins claim {} on node {}, but it is allocated to "
+                                   "devices that node does not reach",
+                                   s.name, ref.claim_name, n.spec->name));
+          a = c.node == node ? c.allocation : seen_from(world_->dra, c.node, c.allocation, node);
         } else {
           CAPSIM_CHECK(c.node == kNoNode && c.reserved_for.empty(),
                        fmt::format("pod {} allocates claim {}, which is already allocated", s.name,
@@ -738,7 +811,11 @@ void Cluster::unbind(PodId pod) {
       CAPSIM_CHECK(it != c.reserved_for.end(), "a pod leaves a claim it does not use");
       c.reserved_for.erase(it);
       if (c.reserved_for.empty()) {
-        hold_claim(n, c.allocation, -1);
+        // Released where it was allocated (a claim of network-attached devices may have been
+        // joined from another node).
+        NodeInfo& at = nodes_[c.node];
+        hold_claim(at, c.allocation, -1);
+        if (at.id != n.id) changed(at);
         c = SharedClaimState{};
       }
     } else {
@@ -866,13 +943,57 @@ void Cluster::set_cordoned(NodeId node, bool cordoned) {
 void Cluster::check_invariants() const {
   double allocated = 0;
   std::map<std::int32_t, std::int64_t> priorities;
+  // Network-attached devices a claim holds count on every other node that reaches them.
+  std::vector<std::vector<std::int32_t>> remote_used(nodes_.size());
+  std::vector<std::vector<std::int64_t>> remote_consumed(nodes_.size());
+  for (const NodeInfo& n : nodes_) {
+    remote_used[n.id].assign(n.dra_used.size(), 0);
+    remote_consumed[n.id].assign(n.dra_consumed.size(), 0);
+  }
+  if (!world_->dra.network.empty()) {
+    auto count_remote = [&](NodeId at, const ClaimAllocation& a) {
+      const dra::NodeDevices* nd = world_->dra.node(at);
+      if (nd == nullptr) return;
+      const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
+      for (std::uint16_t d : a.devices) {
+        CAPSIM_CHECK(d < nd->devices.size(), "a claim holds a device its node does not publish");
+        const std::uint32_t net = nd->devices[d].network;
+        if (net == kNoClaim) continue;
+        for (const dra::Mirror& m : world_->dra.network[net].mirrors) {
+          if (m.node != at) remote_used[m.node].at(m.device)++;
+        }
+      }
+      for (const auto& [ci, amount] : a.consumed) {
+        const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
+                                                off.begin() - 1);
+        const std::uint32_t net = nd->devices.at(d).network;
+        if (net == kNoClaim) continue;
+        for (const dra::Mirror& m : world_->dra.network[net].mirrors) {
+          if (m.node != at) remote_consumed[m.node].at(m.capacity_at + (ci - off[d])) += amount;
+        }
+      }
+    };
+    for (const SharedClaimState& c : shared_claims_) {
+      if (c.node != kNoNode) count_remote(c.node, c.allocation);
+    }
+    for (const NodeInfo& n : nodes_) {
+      for (PodId p : n.pods) {
+        const PodSpec& s = world_->pods[p];
+        const PodState& ps = pods_[p];
+        for (std::size_t i = 0; i < ps.claims.size(); ++i) {
+          if (i < s.claims.size() && s.claims[i].shared()) continue;
+          count_remote(n.id, ps.claims[i]);
+        }
+      }
+    }
+  }
   for (const NodeInfo& n : nodes_) {
     ResourceVec req;
     std::vector<std::int32_t> milli(n.gpus.size(), 0);
     std::vector<std::int32_t> holders(n.gpus.size(), 0);
     std::vector<std::int32_t> unit_used(n.units.size(), 0);
-    std::vector<std::int32_t> dra_used(n.dra_used.size(), 0);
-    std::vector<std::int64_t> dra_consumed(n.dra_consumed.size(), 0);
+    std::vector<std::int32_t> dra_used = remote_used[n.id];
+    std::vector<std::int64_t> dra_consumed = remote_consumed[n.id];
     // A claim's devices count once, however many pods use it.
     auto count_claim = [&](const ClaimAllocation& a) {
       for (const auto& [ci, amount] : a.consumed) {
@@ -966,8 +1087,9 @@ void Cluster::check_invariants() const {
         if (i < s.claims.size() && s.claims[i].shared()) {
           const SharedClaimState& c = shared_claims_.at(s.claims[i].claim);
           CAPSIM_CHECK(
-              c.node == n.id && std::find(c.reserved_for.begin(), c.reserved_for.end(), p) !=
-                                    c.reserved_for.end(),
+              claim_reaches(world_->dra, c, n.id) &&
+                  std::find(c.reserved_for.begin(), c.reserved_for.end(), p) !=
+                      c.reserved_for.end(),
               fmt::format("pod {} uses claim {} but is not among its consumers on its node", s.name,
                           s.claims[i].claim_name));
           continue;

@@ -105,11 +105,19 @@ struct QuickNode {
 // Run-time state of a shared ResourceClaim (not one made from a template): the node and devices
 // it is allocated to while any pod uses it, and those pods (status.reservedFor). It is
 // deallocated when its last consumer leaves, as the resource claim controller does.
+// A claim allocated only network-attached devices (slices with nodeSelector or allNodes) is
+// usable on every node that reaches them all, as the allocation's nodeSelector says upstream
+// (the structured allocator's createNodeSelector); `node` is then the node it was allocated on,
+// whose device indices `allocation` holds.
 struct SharedClaimState {
   NodeId node = kNoNode;
   ClaimAllocation allocation;
   std::vector<PodId> reserved_for;
 };
+
+// Whether a pod on `node` can use shared claim `c`, which is allocated: on its own node, or on
+// any node that reaches each of its devices when they are all network-attached.
+bool claim_reaches(const DraWorld& dra, const SharedClaimState& c, NodeId node);
 
 // Cluster-wide totals kept up to date by Cluster (read by samples and metrics).
 struct ClusterTotals {

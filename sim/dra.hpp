@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "sim/labels.hpp"
 #include "sim/resources.hpp"
 
 namespace capsim {
@@ -100,6 +101,11 @@ struct Device {
   std::uint8_t start = 0;
   bool static_mig =
       false;  // a MIG instance that exists in the GPU's layout (not created on demand)
+  // A network-attached device (its slice has nodeSelector or allNodes): index into
+  // DraWorld::network. Every node it reaches publishes a copy of it, and Cluster keeps the
+  // copies' use equal (a claim allocated to it on one node holds it on all). kNoClaim: the
+  // node's own device.
+  std::uint32_t network = kNoClaim;
 };
 
 // Everything one node publishes, in the order the scheduler tries devices (pools by driver and
@@ -194,16 +200,53 @@ struct SliceDevice {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>>> consumes;
   InputLocation where;
 };
+// Which nodes a ResourceSlice's devices are reachable from: the one named by spec.nodeName, those
+// its spec.nodeSelector (one term) matches, or every node (spec.allNodes: true).
+enum class SliceAccess : std::uint8_t { kNode, kSelector, kAllNodes };
+
 struct Slice {
   std::string driver;
   std::string pool;
+  SliceAccess access = SliceAccess::kNode;
   std::string node_name;
+  NodeSelectorTerm node_selector;  // kSelector
+  std::string selector_text;       // kSelector: the term as written, to compare a pool's slices
   std::int64_t generation = 0;
   std::int64_t slice_count = 1;
   std::vector<CounterSet> counter_sets;
   std::vector<SliceDevice> devices;
   InputLocation where;       // the document
-  InputLocation node_where;  // spec.nodeName
+  InputLocation node_where;  // spec.nodeName, spec.nodeSelector or spec.allNodes
+};
+
+// One copy of a network-attached device: the node that reaches it, the device's index in that
+// node's NodeDevices, and where its capacities start in the node's flattened list
+// (capacity_offsets).
+struct Mirror {
+  std::uint32_t node = 0;
+  std::uint16_t device = 0;
+  std::uint32_t capacity_at = 0;
+};
+
+// A network-attached device and its copies, by node (ascending).
+struct NetworkDevice {
+  std::string driver;
+  std::string pool;
+  std::string name;
+  std::vector<Mirror> mirrors;
+  // The copy on `node`, or nullptr if the device does not reach it.
+  const Mirror* on(std::uint32_t node) const {
+    std::size_t lo = 0, hi = mirrors.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (mirrors[mid].node < node) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < mirrors.size() && mirrors[lo].node == node ? &mirrors[lo] : nullptr;
+  }
 };
 
 }  // namespace dra
@@ -227,6 +270,8 @@ struct DraWorld {
   std::vector<dra::Claim> claims;       // ResourceClaims and ResourceClaimTemplates
   std::vector<dra::NodeDevices> nodes;  // per NodeId (empty when nothing is published)
   std::vector<dra::Slice> slices;       // read from manifests; moved into `nodes` when finalized
+  // Network-attached devices (slices with nodeSelector or allNodes), index: dra::Device::network.
+  std::vector<dra::NetworkDevice> network;
   std::vector<ComputeDomain> compute_domains;  // index: PodSpec::compute_domain
   // KEP-5004 (DRAExtendedResource): per ResourceId, the DeviceClass (index into `classes`) that
   // serves the extended resource through DRA on nodes that do not advertise it, by its

@@ -53,11 +53,13 @@ struct NodeSelectorRequirement {
   SelectorOp op = SelectorOp::kIn;
   std::vector<Sym> values;  // In / NotIn
   std::int64_t number = 0;  // Gt / Lt
+  bool operator==(const NodeSelectorRequirement&) const = default;
 };
 
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is defined
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 struct PreferredSchedulingTerm {

@@ -17,7 +17,21 @@ struct DraState final : fw::StateData {
   std::vector<dra::ExtendedRequest> extended;
   std::vector<std::int32_t> slot;  // per pod claim: index into to_allocate, -1 already allocated
   NodeId pinned = kNoNode;         // the node the pod's allocated shared claims are on
+  // Allocated shared claims of network-attached devices only (indices into DraWorld::claims):
+  // usable on every node that reaches their devices.
+  std::vector<std::uint32_t> reach;
+  const Cluster* cluster = nullptr;
 };
+
+// Whether an allocated claim holds only network-attached devices.
+bool network_only(const DraWorld& dra, const SharedClaimState& c) {
+  const dra::NodeDevices* nd = dra.node(c.node);
+  if (nd == nullptr || c.allocation.devices.empty()) return false;
+  for (std::uint16_t d : c.allocation.devices) {
+    if (nd->devices.at(d).network == kNoClaim) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -43,6 +57,8 @@ fw::Status DynamicResources::pre_filter(fw::CycleState& state, const PodSpec& po
   s.extended.clear();
   s.slot.clear();
   s.pinned = kNoNode;
+  s.reach.clear();
+  s.cluster = &snap.cluster();
   // KEP-5004: the extended resources a DeviceClass serves, in resource order (the order
   // NodeResourcesFit checks them). capsim asks for the pod's effective request of each (the
   // larger of its init containers' and the sum of its containers'), as one request.
@@ -62,6 +78,11 @@ fw::Status DynamicResources::pre_filter(fw::CycleState& state, const PodSpec& po
       const SharedClaimState& c = snap.cluster().shared_claim(ref.claim);
       if (c.node != kNoNode) {
         if (c.reserved_for.size() >= kMaxClaimConsumers) return fw::Status::unresolvable(in_use_);
+        if (network_only(world_->dra, c)) {
+          s.reach.push_back(ref.claim);
+          s.slot.push_back(-1);
+          continue;
+        }
         if (s.pinned != kNoNode && s.pinned != c.node) {
           // Two of its claims are allocated on different nodes: no node has both.
           return fw::Status::unresolvable(not_available_);
@@ -113,6 +134,11 @@ fw::Status DynamicResources::filter(const fw::CycleState& state, const PodSpec& 
   const auto* s = state.read<DraState>(slot());
   if (s == nullptr) return fw::Status::success();
   if (s->pinned != kNoNode && s->pinned != node.id) return fw::Status::unresolvable(not_available_);
+  for (std::uint32_t claim : s->reach) {
+    if (!claim_reaches(world_->dra, s->cluster->shared_claim(claim), node.id)) {
+      return fw::Status::unresolvable(not_available_);
+    }
+  }
   if (s->extended.empty()) {  // claims only: no copy per node
     if (s->to_allocate.empty()) return fw::Status::success();
     const dra::AllocationOutcome o =

@@ -1,7 +1,9 @@
 // DynamicResources: kube-scheduler's DRA plugin (resource.k8s.io/v1 with structured parameters),
 // for pods with spec.resourceClaims.
 // PreFilter: resolves the pod's claims. A shared ResourceClaim already allocated (to another
-//   pod) pins the pod to that claim's node; one with 256 consumers is "resourceclaim in use".
+//   pod) pins the pod to that claim's node, or, when it holds only network-attached devices
+//   (slices with nodeSelector or allNodes), to the nodes that reach them all, as the allocation's
+//   node selector does upstream; one with 256 consumers is "resourceclaim in use".
 // Filter: on a node other than a pinned claim's, "resourceclaim not available on the node"
 //   (unresolvable); otherwise the claims still to allocate must all fit on the node
 //   (models/dra/allocator: first fit with backtracking over the requests, counters and

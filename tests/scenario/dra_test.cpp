@@ -956,23 +956,6 @@ spec:
 )"}});
   CHECK(e.find("m.yaml:7:33: spec.pool.generation") != std::string::npos);
 
-  // Network-attached slices are refused at the field, saying what capsim takes instead.
-  const std::string net_head = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: s}
-spec:
-  driver: driver.example.com
-  pool: {name: net, generation: 1, resourceSliceCount: 1}
-)";
-  e = load_error(scenario, {{"m.yaml", net_head + "  allNodes: true\n"}});
-  CHECK(e.find("m.yaml:7:13: spec.allNodes: allNodes is not modelled: capsim places a "
-               "ResourceSlice on the one node named by nodeName") != std::string::npos);
-  e = load_error(scenario,
-                 {{"m.yaml", net_head + "  nodeSelector: {nodeSelectorTerms: [{matchExpressions: "
-                                        "[{key: rack, operator: In, values: [r1]}]}]}\n"}});
-  CHECK(e.find("m.yaml:7:17: spec.nodeSelector: nodeSelector is not modelled") !=
-        std::string::npos);
-
   // A container may only name the pod's own claims.
   std::string pod = claim_pod("p", {"{name: gpu, resourceClaimTemplateName: t}"});
   pod.replace(pod.find("      - name: gpu"), 17, "      - name: gpv");

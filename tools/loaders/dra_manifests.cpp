@@ -1,6 +1,7 @@
 #include "tools/loaders/dra_manifests.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "models/dra/cel.hpp"
 #include "models/dra/nvidia_driver.hpp"
+#include "tools/loaders/k8s_fields.hpp"
 
 namespace capsim {
 
@@ -513,7 +515,9 @@ dra::SliceDevice read_device(const YamlNode& n, const std::string& driver, Manif
   not_modelled(*m, "bindingFailureConditions", "binding conditions are not modelled", ctx);
   for (const char* k : {"nodeName", "nodeSelector", "allNodes"}) {
     if (auto v = m->opt(k))
-      v->fail("per-device node selection is not modelled: put the device in its node's slice");
+      v->fail(
+          "per-device node selection is not modelled: put the device in a slice with nodeName, "
+          "nodeSelector or allNodes");
   }
   if (basic_reader) basic_reader->finish();
   outer.finish();
@@ -536,19 +540,54 @@ void load_resource_slice(MapReader& doc, ManifestContext& ctx) {
   s.generation = pool.int_or("generation", 0, 0);
   s.slice_count = pool.req("resourceSliceCount").integer(1);
   pool.finish();
-  if (auto nn = spec.opt("nodeName")) {
-    s.node_name = nn->str();
-    s.node_where = nn->where();
-  } else {
-    for (const char* k : {"nodeSelector", "allNodes", "perDeviceNodeSelection"}) {
-      if (auto v = spec.opt(k)) {
-        v->fail(
-            fmt::format("{} is not modelled: capsim places a ResourceSlice on the one node named "
-                        "by nodeName",
-                        k));
-      }
+  // Which nodes reach the devices: exactly one of nodeName, nodeSelector, allNodes: true and
+  // perDeviceNodeSelection: true, as the API server validates ResourceSliceSpec.
+  std::vector<std::string> given;
+  const std::optional<YamlNode> node_name = spec.opt("nodeName");
+  const std::optional<YamlNode> node_selector = spec.opt("nodeSelector");
+  const std::optional<YamlNode> all_nodes = spec.opt("allNodes");
+  const std::optional<YamlNode> per_device = spec.opt("perDeviceNodeSelection");
+  if (node_name) given.emplace_back("nodeName");
+  if (node_selector) given.emplace_back("nodeSelector");
+  if (all_nodes && all_nodes->boolean()) given.emplace_back("allNodes");
+  if (per_device && per_device->boolean()) given.emplace_back("perDeviceNodeSelection");
+  if (given.size() > 1) {
+    spec.node().fail(
+        fmt::format("exactly one of nodeName, nodeSelector, allNodes and "
+                    "perDeviceNodeSelection may be set; this slice sets {}",
+                    fmt::join(given, " and ")));
+  }
+  if (given.empty()) {
+    spec.node().fail(
+        "a ResourceSlice needs one of spec.nodeName (the node's own devices), "
+        "spec.nodeSelector or spec.allNodes: true (network-attached devices)");
+  }
+  if (node_name) {
+    s.node_name = node_name->str();
+    s.node_where = node_name->where();
+  } else if (node_selector) {
+    // A NodeSelector of exactly one term (ResourceSliceSpec.nodeSelector's API doc).
+    MapReader ns = node_selector->map();
+    const YamlNode terms = ns.req("nodeSelectorTerms");
+    ns.finish();
+    const std::vector<YamlNode> items = terms.seq();
+    if (items.size() != 1) {
+      terms.fail(fmt::format("a ResourceSlice's nodeSelector must have exactly one term, not {}",
+                             items.size()));
     }
-    doc.node().fail("a ResourceSlice needs spec.nodeName");
+    s.access = dra::SliceAccess::kSelector;
+    s.node_selector = parse_node_selector_term(items.front(), ctx.builder);
+    if (s.node_selector.match_expressions.empty() && s.node_selector.match_fields.empty()) {
+      items.front().fail("the node selector term is empty, which matches no node");
+    }
+    s.node_where = node_selector->where();
+  } else if (all_nodes && all_nodes->boolean()) {
+    s.access = dra::SliceAccess::kAllNodes;
+    s.node_where = all_nodes->where();
+  } else {
+    per_device->fail(
+        "perDeviceNodeSelection is not modelled: give each group of devices its own slice with "
+        "nodeName, nodeSelector or allNodes");
   }
   if (auto sc = spec.opt("sharedCounters")) {
     for (const YamlNode& e : sc->seq()) {
@@ -874,7 +913,42 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
     node_ids[w.nodes[i].name] = i;
   dra.nodes.assign(w.nodes.size(), dra::NodeDevices{});
   std::map<std::tuple<NodeId, std::string, std::string>, std::vector<dra::Slice*>> pools;
+  // Network-attached pools (slices with nodeSelector or allNodes) go to every node they reach,
+  // in node order; all the slices of such a pool must reach the same nodes, since the pool's
+  // counters are shared by its devices.
+  std::map<std::pair<std::string, std::string>, const dra::Slice*> access_of;
   for (dra::Slice& s : dra.slices) {
+    auto [first, inserted] = access_of.emplace(std::pair{s.driver, s.pool}, &s);
+    const dra::Slice& f = *first->second;
+    const bool same = f.access == s.access && (s.access != dra::SliceAccess::kSelector ||
+                                               f.node_selector == s.node_selector);
+    if (!inserted && !same) {
+      fail_at(s.node_where,
+              fmt::format("pool {}/{} also has a slice that reaches other nodes (at {}); "
+                          "capsim needs every slice of a network-attached pool to have the same "
+                          "nodeSelector (or all allNodes: true), and a node's own pool to use "
+                          "nodeName only",
+                          s.driver, s.pool, short_location(f.node_where)));
+    }
+    if (s.access != dra::SliceAccess::kNode) {
+      std::size_t reached = 0;
+      for (NodeId i = 0; i < w.nodes.size(); ++i) {
+        const NodeSpec& node = w.nodes[i];
+        if (s.access == dra::SliceAccess::kSelector &&
+            !matches_term(s.node_selector, NodeView{&node.labels, node.name_sym}, w.strings)) {
+          continue;
+        }
+        pools[{i, s.driver, s.pool}].push_back(&s);
+        ++reached;
+      }
+      if (reached == 0 && warnings != nullptr) {
+        warnings->push_back(
+            fmt::format("{}: the slice's nodeSelector matches no node of the "
+                        "scenario: its devices are never allocated",
+                        s.node_where.to_string()));
+      }
+      continue;
+    }
     auto it = node_ids.find(s.node_name);
     if (it == node_ids.end()) {
       std::vector<std::string> names;
@@ -894,8 +968,15 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
     pools[{it->second, s.driver, s.pool}].push_back(&s);
   }
   std::set<NodeId> nvidia_from_manifests;
+  // A network-attached pool is met once per node it reaches: its warnings are given once.
+  std::set<std::string> warned;
+  auto warn = [&](std::string text) {
+    if (warnings != nullptr && warned.insert(text).second) warnings->push_back(std::move(text));
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, std::uint32_t> network_ids;
   for (auto& [key, slices] : pools) {
     const auto& [node_id, driver, pool_name] = key;
+    const bool network = slices.front()->access != dra::SliceAccess::kNode;
     std::int64_t gen = 0;
     for (const dra::Slice* s : slices)
       gen = std::max(gen, s->generation);
@@ -903,18 +984,17 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
     for (dra::Slice* s : slices) {
       if (s->generation == gen) {
         current.push_back(s);
-      } else if (warnings != nullptr) {
-        warnings->push_back(
+      } else {
+        warn(
             fmt::format("{}: pool {}/{} has a newer generation ({}); this slice "
                         "is ignored, as the scheduler does",
                         s->where.to_string(), driver, pool_name, gen));
       }
     }
-    if (warnings != nullptr &&
-        static_cast<std::int64_t>(current.size()) < current.front()->slice_count) {
-      warnings->push_back(fmt::format("{}: pool {}/{} generation {} has {} of its {} slices",
-                                      current.front()->where.to_string(), driver, pool_name, gen,
-                                      current.size(), current.front()->slice_count));
+    if (static_cast<std::int64_t>(current.size()) < current.front()->slice_count) {
+      warn(fmt::format("{}: pool {}/{} generation {} has {} of its {} slices",
+                       current.front()->where.to_string(), driver, pool_name, gen, current.size(),
+                       current.front()->slice_count));
     }
     const NodeSpec& node = w.nodes[node_id];
     const GpuModel* model = node.gpu_model == kNoGpuModel
@@ -939,7 +1019,12 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
     const auto pool_index = static_cast<std::uint16_t>(nd.pools.size());
     std::set<std::string> names;
     for (dra::Slice* s : current) {
-      for (dra::SliceDevice& sd : s->devices) {
+      for (dra::SliceDevice& original : s->devices) {
+        // A network-attached slice is met once per node it reaches: each copy is made from the
+        // slice as read.
+        dra::SliceDevice copy;
+        if (network) copy = original;
+        dra::SliceDevice& sd = network ? copy : original;
         if (!names.insert(sd.device.name).second) {
           fail_at(sd.where,
                   fmt::format("device {} appears twice in pool {}", sd.device.name, pool_name));
@@ -968,16 +1053,23 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
           }
           sd.device.consumes.push_back(std::move(cc));
         }
-        if (driver == dra::kNvidiaDriver && node.devices.dra.enabled) {
+        if (driver == dra::kNvidiaDriver && node.devices.dra.enabled && !network) {
           link_nvidia_device(sd, node, model);
         }
         if (sd.device.gpu != kNoGpu && sd.device.allow_multiple_allocations) {
           fail_at(sd.where, "allowMultipleAllocations on a GPU device is not modelled");
         }
         nd.devices.push_back(sd.device);
+        if (network) {
+          // One copy per node reached; they share one record of use (Cluster::hold_claim).
+          auto [at, added] = network_ids.emplace(std::tuple{driver, pool_name, sd.device.name},
+                                                 static_cast<std::uint32_t>(dra.network.size()));
+          if (added) dra.network.push_back({driver, pool_name, sd.device.name, {}});
+          nd.devices.back().network = at->second;
+        }
       }
     }
-    if (driver == dra::kNvidiaDriver) nvidia_from_manifests.insert(node_id);
+    if (driver == dra::kNvidiaDriver && !network) nvidia_from_manifests.insert(node_id);
     nd.pools.push_back(std::move(pool));
     if (nd.source.empty()) nd.source = current.front()->where.to_string();
   }
@@ -1023,6 +1115,22 @@ void finalize_dra(WorldBuilder& b, std::vector<std::string>* warnings) {
       d.pool = rank[d.pool];
     std::stable_sort(nd.devices.begin(), nd.devices.end(),
                      [](const dra::Device& a, const dra::Device& c) { return a.pool < c.pool; });
+  }
+  // Where each network-attached device's copies are, now that every node's order is final.
+  for (NodeId i = 0; i < dra.nodes.size(); ++i) {
+    const dra::NodeDevices& nd = dra.nodes[i];
+    if (nd.devices.size() > 0xffff) {
+      fail_at(nd.source,
+              fmt::format("node {} is reached by {} DRA devices; capsim supports at most "
+                          "65535 per node",
+                          w.nodes[i].name, nd.devices.size()));
+    }
+    const std::vector<std::uint32_t> off = dra::capacity_offsets(nd);
+    for (std::size_t d = 0; d < nd.devices.size(); ++d) {
+      if (nd.devices[d].network == kNoClaim) continue;
+      dra.network[nd.devices[d].network].mirrors.push_back(
+          {i, static_cast<std::uint16_t>(d), off[d]});
+    }
   }
   if (std::all_of(dra.nodes.begin(), dra.nodes.end(),
                   [](const dra::NodeDevices& n) { return n.devices.empty() && n.pools.empty(); })) {
