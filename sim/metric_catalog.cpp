@@ -18,7 +18,8 @@ constexpr Direction kNeutral = Direction::kNeutral;
 // pods). Gates are check's built-in thresholds (docs/reports.md, "Built-in thresholds").
 // clang-format off
 constexpr MetricDef kMetrics[] = {
-    // Pods, by final state (the seven states add up to pods_total).
+    // Pods, by final state (the seven states, and pods_deleted in runs with scaling, add up to
+    // pods_total).
     {"pods_total", "pods", "Pods that arrived during the run.", kNeutral, {}, 0},
     {"pods_completed", "pods", "Pods that ran to completion.", kHigher, MetricGate{"0", ""}, 1},
     {"pods_failed", "pods", "Pods that ended failed.", kLower, MetricGate{"0", ""}, 0},
@@ -27,6 +28,7 @@ constexpr MetricDef kMetrics[] = {
     {"pods_unschedulable", "pods", "Pods still pending at the end whose last attempt no node could ever satisfy (every node rejected them as unresolvable: the request exceeds every node's allocatable, no node has the model, taints, selectors).", kLower, MetricGate{"0", ""}, 0},
     {"pods_pending_at_end", "pods", "Pods still pending at the end (and not unschedulable).", kLower, MetricGate{"0", ""}, 10},
     {"pods_running_at_end", "pods", "Pods still running at the end.", kNeutral, {}, 0},
+    {"pods_deleted", "pods", "Pods their Deployment, ReplicaSet or StatefulSet deleted when a scaling step lowered its replicas; runs with scaling only.", kNeutral, {}, 0},
     // GPU allocation, utilisation and fragmentation.
     {"gpu_allocation_ratio_mean", "ratio", "GPU-hours allocated / (GPUs x simulated hours).", kHigher, MetricGate{"0.01", ""}, 2},
     {"gpu_utilization_ratio_mean", "ratio", "GPU-hours busy / (GPUs x simulated hours); a GPU's busy fraction is what its pods keep it busy (docs/sharing.md), like DCGM's GR_ENGINE_ACTIVE.", kHigher, MetricGate{"0.01", ""}, 3},

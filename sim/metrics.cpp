@@ -57,6 +57,8 @@ std::string_view final_status_name(PodPhase p) {
       return "preempted";
     case PodPhase::kUnschedulable:
       return "unschedulable";
+    case PodPhase::kDeleted:
+      return "deleted";
   }
   return "?";
 }
@@ -206,6 +208,7 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   put("pods_unschedulable", counts["unschedulable"]);
   put("pods_pending_at_end", counts["pending"]);
   put("pods_running_at_end", counts["running"]);
+  if (!w.scaled_controllers.empty()) put("pods_deleted", counts["deleted"]);
   put("gpu_allocation_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_alloc / (gpus * hours) : 0);
   put("gpu_utilization_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_busy / (gpus * hours) : 0);
   put("fragmentation_ratio_mean",
@@ -292,7 +295,7 @@ void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& po
   std::size_t total = 0;
   for (const auto& [k, v] : counts) {
     CAPSIM_CHECK(k == "completed" || k == "failed" || k == "oom_killed" || k == "preempted" ||
-                     k == "unschedulable" || k == "pending" || k == "running",
+                     k == "unschedulable" || k == "pending" || k == "running" || k == "deleted",
                  "unknown final pod state " + k);
     total += v;
   }

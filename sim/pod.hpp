@@ -127,6 +127,7 @@ enum class PodPhase : std::uint8_t {
   kOomKilled,
   kPreempted,
   kUnschedulable,
+  kDeleted,  // its controller scaled down and deleted it (a Deployment, ReplicaSet, StatefulSet)
 };
 
 inline bool is_terminal(PodPhase p) {

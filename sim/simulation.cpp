@@ -266,6 +266,11 @@ void Simulation::begin(RunInfo& info) {
     engine_.schedule(config_.maintenance.windows[w].start, kMaintenanceOpen, 0, w);
   }
   if (autoscaling_on_) start_autoscaler();
+  for (std::size_t c = 0; c < world_->scaled_controllers.size(); ++c) {
+    const ScaledController& sc = world_->scaled_controllers[c];
+    for (std::size_t k = 0; k < sc.steps.size(); ++k)
+      engine_.schedule(sc.steps[k].at, kScaleStep, static_cast<std::uint32_t>(c), k);
+  }
   if (spot_on_) {
     spot_nodes_.resize(world_->nodes.size());
     spot_armed_.assign(spot_.pools(), 0);
@@ -404,6 +409,7 @@ const Simulation::Handler Simulation::kHandlers[kKinds] = {
     &Simulation::on_autoscaler_scan, &Simulation::on_node_provisioned,
     &Simulation::on_spot_reclaim,    &Simulation::on_traced_reclaim,
     &Simulation::on_reclaim_end,     &Simulation::on_spot_return,
+    &Simulation::on_scale_step,
 };
 
 void Simulation::on_backoff_wake(const Event& e) {
@@ -705,7 +711,8 @@ void Simulation::terminate(PodId victim, std::string_view kind, const std::strin
   lifecycle_.terminate(victim);
   const SimTime now = engine_.now();
   if (was_running) {
-    const double lost = lost_gpu_seconds(victim);
+    // A replica its controller scales down leaves by design: its run is not lost work.
+    const double lost = kind == kReplicaDeleteKind ? 0.0 : lost_gpu_seconds(victim);
     (kind == "interrupt" ? s.gpu_seconds_lost_failure : s.gpu_seconds_lost) += lost;
     if (kind == "drain") maintenance_.gpu_seconds_lost += lost;  // a gang sibling's too
     if (kind == kSpotReclaimKind) spot_gpu_seconds_lost_ += lost;
@@ -759,7 +766,12 @@ void Simulation::end_termination(PodId pod, std::string_view why) {
   const PodSpec& spec = cluster_.spec(pod);
   const NodeId node = s.node;
   release_pod(pod);
-  if (spec.requeue_on_preemption) {
+  if (pod < pod_deleted_.size() && pod_deleted_[pod] != 0) {
+    // Its controller scaled down and deleted it: not recreated.
+    lifecycle_.remove(pod, engine_.now());
+    record("deleted", pod, node, "scaled down");
+    models_.admission->on_pod_stopped(pod);
+  } else if (spec.requeue_on_preemption) {
     ++s.restarts;
     lifecycle_.requeue(pod, engine_.now());
     s.last_reason = 0;

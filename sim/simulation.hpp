@@ -158,6 +158,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
     kTracedReclaim,    // a reclaim trace's row is due; data: its index
     kReclaimEnd,       // a reclaim's notice ends: the node goes; subject: node
     kSpotReturn,       // a reclaimed spot node comes back; subject: node
+    kScaleStep,        // a scaling step of a controller; subject: its index; data: step index
     kKinds,
   };
   using Handler = void (Simulation::*)(const Event&);
@@ -189,6 +190,11 @@ class Simulation final : public EventHandler, private AdmissionHost {
   void on_traced_reclaim(const Event& e);
   void on_reclaim_end(const Event& e);
   void on_spot_return(const Event& e);
+  // Scaling steps of Deployments, ReplicaSets and StatefulSets (sim/simulation_scaling.cpp): a
+  // step up's pods arrive by themselves; a step down deletes the pods the controller would.
+  void on_scale_step(const Event& e);
+  std::vector<PodId> scale_down_victims(const ScaledController& c, std::size_t excess) const;
+  void delete_replica(PodId pod, const std::string& why);
   // Spot capacity (sim/run/spot.hpp, sim/simulation_spot.cpp): a reclaim's notice cordons the
   // node and terminates its pods gracefully; at its end the node leaves (absent, not billed)
   // with whatever still runs on it, and it may come back later.
@@ -364,6 +370,7 @@ class Simulation final : public EventHandler, private AdmissionHost {
   std::vector<std::uint8_t> spot_armed_;     // per spot pool: its next reclaim is drawn
   std::vector<std::int64_t> pool_reclaims_;  // per spot pool: nodes reclaimed
   std::vector<std::uint8_t> pod_reclaimed_;  // per pod: interrupted by a reclaim
+  std::vector<std::uint8_t> pod_deleted_;    // per pod: its controller deletes it (scaled down)
   std::int64_t spot_events_ = 0;             // spot events pending
   std::int64_t spot_notices_ = 0;            // interruption notices given
   std::int64_t spot_reclaims_ = 0;           // nodes removed at the end of a notice

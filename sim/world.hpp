@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/disruption.hpp"
@@ -118,6 +119,27 @@ struct AutoscalerConfig {
   std::vector<PoolAutoscaling> pools;
 };
 
+// A Deployment, ReplicaSet or StatefulSet whose replica count a scenario's `scaling:` steps
+// change during the run. The loader makes every pod it will ever create (a step up adds pods
+// arriving at the step's time); a step down is decided during the run: the Simulation deletes
+// the pods the ReplicaSet controller would (or a StatefulSet's highest ordinals).
+// The event (and termination) kind of a replica its controller deletes on a step down.
+inline constexpr std::string_view kReplicaDeleteKind = "replica-delete";
+
+struct ScaledController {
+  std::string kind;  // "Deployment", "ReplicaSet", "StatefulSet"
+  std::string namespace_;
+  std::string name;
+  std::vector<PodId> pods;  // in creation order (a StatefulSet's: by ordinal)
+  struct Step {
+    SimTime at = 0;
+    std::int32_t replicas = 0;
+    std::string where;  // the step's source, for records
+  };
+  std::vector<Step> steps;  // by time
+  bool stateful() const { return kind == "StatefulSet"; }
+};
+
 struct World {
   World() {
     (void)strings.intern("");
@@ -146,6 +168,7 @@ struct World {
   // describes carries only that label. namespaceSelectors (pod affinity terms, Kueue
   // ClusterQueues) are matched against these.
   std::map<Sym, LabelSet> namespace_labels;
+  std::vector<ScaledController> scaled_controllers;  // `scaling:` steps; empty: none
 
   Sym empty_sym() { return strings.intern(""); }
 };

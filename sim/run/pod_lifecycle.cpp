@@ -31,6 +31,8 @@ const char* phase_name(PodPhase p) {
       return "Preempted";
     case PodPhase::kUnschedulable:
       return "Unschedulable";
+    case PodPhase::kDeleted:
+      return "Deleted";
   }
   return "?";
 }
@@ -107,6 +109,17 @@ void PodLifecycle::delete_preempted(PodId pod, SimTime now) {
   s.phase = PodPhase::kPreempted;
   s.end = now;
   --terminating_;
+}
+
+void PodLifecycle::remove(PodId pod, SimTime now) {
+  PodState& s = cluster_->pod(pod);
+  if (s.phase == PodPhase::kTerminating) {
+    --terminating_;
+  } else {
+    expect(pod, PodPhase::kPending, "remove");
+  }
+  s.phase = PodPhase::kDeleted;
+  s.end = now;
 }
 
 void PodLifecycle::crash(PodId pod) {

@@ -37,6 +37,7 @@ class PodLifecycle {
   void terminate(PodId pod);                       // Running | CrashBackoff -> Terminating
   void requeue(PodId pod, SimTime now);            // Terminating -> Pending
   void delete_preempted(PodId pod, SimTime now);   // Terminating -> Preempted
+  void remove(PodId pod, SimTime now);             // Pending | Terminating -> Deleted
   void crash(PodId pod);                           // Running -> CrashBackoff
   void restart(PodId pod, SimTime now);            // CrashBackoff -> Running
   void await_replacement(PodId pod, SimTime now);  // Running -> Pending, not yet queued

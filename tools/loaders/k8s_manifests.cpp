@@ -1392,20 +1392,11 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   }
   b.note_controller(controller_key(kind, meta.namespace_, meta.name));
   const InputLocation where = located(doc.node());
-  auto make = [&b, pod = std::move(t.pod), replicas, first_ordinal, c, name = meta.name, pod_prefix,
-               where] {
-    for (std::int64_t i = 0; i < replicas; ++i) {
-      PodSpec p = pod;
-      if (c == Controller::kStatefulSet) {
-        const std::int64_t ordinal = first_ordinal + i;
-        p.name = fmt::format("{}-{}", name, ordinal);
-        p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
-        p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
-      } else {
-        p.name = b.generate_name(pod_prefix);
-      }
-      b.add_pod(std::move(p), where);
-    }
+  ReplicaTemplate rt{kind, meta.name, std::move(t.pod), pod_prefix, first_ordinal, replicas, where};
+  b.keep(replica_template_key(kind, meta.namespace_, meta.name), rt);
+  auto make = [&b, rt = std::move(rt)] {
+    for (std::int64_t i = 0; i < rt.replicas; ++i)
+      b.add_pod(make_replica(rt, i, b), rt.where);
   };
   // A ReplicaSet a read Deployment made is the Deployment's replicas again.
   add_unless_owner_read(ctx, meta, kind, where, make);
@@ -2757,6 +2748,24 @@ void load_manifest_file(FileSource& files, const std::string& path, WorldBuilder
   files.for_each_yaml_doc(
       path, [&](const YamlNode& d) { load_document(d, b, opt, std::nullopt, notes); });
   notes.finish(opt);
+}
+
+std::string replica_template_key(std::string_view kind, std::string_view ns,
+                                 std::string_view name) {
+  return fmt::format("replicas:{}/{}/{}", kind, ns, name);
+}
+
+PodSpec make_replica(const ReplicaTemplate& t, std::int64_t index, WorldBuilder& b) {
+  PodSpec p = t.pod;
+  if (t.kind == "StatefulSet") {
+    const std::int64_t ordinal = t.first_ordinal + index;
+    p.name = fmt::format("{}-{}", t.name, ordinal);
+    p.labels.set(b.sym("statefulset.kubernetes.io/pod-name"), b.sym(p.name));
+    p.labels.set(b.sym("apps.kubernetes.io/pod-index"), b.sym(std::to_string(ordinal)));
+  } else {
+    p.name = b.generate_name(t.name_prefix);
+  }
+  return p;
 }
 
 }  // namespace capsim

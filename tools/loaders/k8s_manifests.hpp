@@ -119,4 +119,21 @@ ObjectMeta parse_object_meta(const YamlNode& metadata, WorldBuilder& b, bool nam
 std::optional<std::string> label_value(const LabelSet& labels, std::string_view key,
                                        const StringPool& pool);
 
+// What a Deployment, ReplicaSet or StatefulSet makes its pods from, kept in the WorldBuilder
+// (WorldBuilder::keep, under replica_template_key) for the scenario's `scaling:` steps
+// (tools/loaders/scaling.hpp), which add the pods a step up creates.
+struct ReplicaTemplate {
+  std::string kind;  // "Deployment", "ReplicaSet", "StatefulSet"
+  std::string name;
+  PodSpec pod;                     // every replica's spec but its name (and ordinal labels)
+  std::string name_prefix;         // Deployment "<name>-<pod-template-hash>-", ReplicaSet "<name>-"
+  std::int64_t first_ordinal = 0;  // StatefulSet: spec.ordinals.start
+  std::int64_t replicas = 0;       // spec.replicas
+  InputLocation where;
+};
+std::string replica_template_key(std::string_view kind, std::string_view ns, std::string_view name);
+// Replica `index` (0-based, in creation order) of a controller: a StatefulSet's is ordinal
+// first_ordinal + index, named <name>-<ordinal>; the others get a generated name.
+PodSpec make_replica(const ReplicaTemplate& t, std::int64_t index, WorldBuilder& b);
+
 }  // namespace capsim

@@ -58,7 +58,8 @@ constexpr std::array kTable = {
     UnmodelledKind{"apps", "ControllerRevision", kSkip,
                    "is controller bookkeeping; the pods come from the controller's template"},
     UnmodelledKind{"autoscaling", "HorizontalPodAutoscaler", kSkip,
-                   "is not modelled: a controller keeps the spec.replicas its manifest gives"},
+                   "is not modelled: a controller keeps the spec.replicas its manifest gives, "
+                   "changed only by the scenario's scaling: steps"},
     UnmodelledKind{"coordination.k8s.io", "Lease", kSkip, kNoScheduling},
     UnmodelledKind{"discovery.k8s.io", "EndpointSlice", kSkip, kNoScheduling},
     UnmodelledKind{"events.k8s.io", "Event", kSkip, kNoScheduling},

@@ -21,6 +21,7 @@
 #include "tools/loaders/k8s_manifests.hpp"
 #include "tools/loaders/kueue_manifests.hpp"
 #include "tools/loaders/maintenance_config.hpp"
+#include "tools/loaders/scaling.hpp"
 #include "tools/loaders/sha256.hpp"
 #include "tools/loaders/spot_config.hpp"
 #include "tools/loaders/trace_csv.hpp"
@@ -798,6 +799,7 @@ struct Load {
   std::optional<YamlNode> experiment;
   DurationRules durations;
   std::optional<YamlNode> failures;     // read in 11b, against the finished World
+  std::optional<YamlNode> scaling;      // applied in 10, once the manifests' pods are made
   std::optional<YamlNode> maintenance;  // read in 11b too
   std::optional<YamlNode> checkpoints;
   std::optional<YamlNode> spot;  // the top-level section (seed, trace), read in 11b
@@ -1035,6 +1037,7 @@ void read_scheduler(Load& l, MapReader& m) {
   l.maintenance = m.opt("maintenance");
   l.checkpoints = m.opt("checkpoints");
   l.spot = m.opt("spot");
+  l.scaling = m.opt("scaling");
   l.experiment = m.opt("experiment");
   m.finish();
 }
@@ -1043,6 +1046,12 @@ void read_scheduler(Load& l, MapReader& m) {
 //     pools, and at least one node.
 void finalize(Load& l, const YamlNode& doc) {
   l.builder->finalize();
+  if (l.scaling) {
+    // Before DRA: a step up's replicas resolve their claims like the first ones.
+    apply_scaling(
+        *l.scaling, *l.builder, l.files, [&c = l.c](const YamlNode& n) { return c.resolve(n); },
+        l.s.sim.horizon, &l.s.warnings);
+  }
   index_topology(*l.s.world);
   finalize_dra(*l.builder, &l.s.warnings);
   if (l.cost) {
@@ -1102,7 +1111,7 @@ void compile_profiles(Load& l) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options, FileSource& files) {
   Scenario s;
   s.path = path;
-  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}, {}};
+  Load l{path, options, files, s, {}, kDay, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   const YamlNode doc = read_document(l);  // 1
   MapReader m = doc.map();
   read_run_config(l, m);                       // 2

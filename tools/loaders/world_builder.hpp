@@ -95,11 +95,12 @@ class WorldBuilder {
 
   std::size_t node_count() const { return world_->nodes.size(); }
 
- private:
+  // What finalize() does to every pod, for a pod added after it (a scaling step's replicas):
+  // its priority class resolved, and spec.nodeName checked against the world's nodes.
   void resolve_priority(PodSpec& p, const InputLocation& where) const;
-  // spec.nodeName must name a node of the world.
   void check_node_name(const PodSpec& p, const InputLocation& where) const;
 
+ private:
   World* world_;
   const GpuCatalog* catalog_;
   std::map<std::string, GpuModelId> model_ids_;
