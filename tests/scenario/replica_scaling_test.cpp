@@ -52,6 +52,20 @@ std::string deployment(const std::string& name, int replicas, int cpu) {
          std::to_string(cpu) + "}}\n";
 }
 
+// A StatefulSet of three 1-CPU pods, db-0 to db-2.
+const char* kStatefulSet = R"(apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: c, image: db, resources: {requests: {cpu: 1}}}
+)";
+
 testing::CommandResult run(testing::ScratchDir& dir, const std::string& s, const std::string& m) {
   testing::write_file(dir.file("scenario.yaml"), s);
   testing::write_file(dir.file("m.yaml"), m);
@@ -146,21 +160,9 @@ TEST_SUITE("scenario") {
                         "time,kind,namespace,name,replicas\n"
                         "1h,StatefulSet,default,db,5\n"
                         "2h,StatefulSet,default,db,2\n");
-    const std::string m = R"(apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      containers:
-      - {name: c, image: db, resources: {requests: {cpu: 1}}}
-)";
     const auto r = run(
         dir, scenario("    - {name: n1, cpu: 16, memory: 64Gi}\n", "  - {trace: replicas.csv}\n"),
-        m);
+        kStatefulSet);
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     const auto pods = pods_of(dir.file("out.db"));
@@ -197,22 +199,10 @@ spec:
         "  - {kind: Deployment, name: web, at: 1h, replicas: 3}\n",
         deployment("web", 1, 1));
     CHECK(e.find("has two scaling steps at 1h") != std::string::npos);
-    const std::string sts = R"(apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      containers:
-      - {name: c, image: db, resources: {requests: {cpu: 1}}}
-)";
     e = error(
         "  - {kind: StatefulSet, name: db, at: 1h, replicas: 1}\n"
         "  - {kind: StatefulSet, name: db, at: 2h, replicas: 3}\n",
-        sts);
+        kStatefulSet);
     CHECK(e.find("scenario.yaml:9:39: scaling[1].at: StatefulSet 'db' would make pod db-1 again "
                  "after deleting it") != std::string::npos);
     testing::write_file(dir.file("bad.csv"), "time,kind,name,replicas\n1h,Deployment,web,two\n");
