@@ -205,6 +205,16 @@ TEST_SUITE("scenario") {
         kStatefulSet);
     CHECK(e.find("scenario.yaml:9:39: scaling[1].at: StatefulSet 'db' would make pod db-1 again "
                  "after deleting it") != std::string::npos);
+    // A trace swinging between 0 and 100,000 replicas is refused before any pod is made.
+    std::string swing = "time,kind,name,replicas\n";
+    for (int i = 0; i < 50; ++i)
+      swing +=
+          std::to_string(60 * (i + 1)) + ",Deployment,web," + (i % 2 == 0 ? "100000" : "0") + "\n";
+    testing::write_file(dir.file("swing.csv"), swing);
+    e = error("  - {trace: swing.csv}\n", deployment("web", 1, 1));
+    CHECK(e.find("swing.csv:42: column time: the scaling steps up to here create 2099999 "
+                 "replicas, above the limit of 2000000 (docs/cli.md#limits); pass --force") !=
+          std::string::npos);
     testing::write_file(dir.file("bad.csv"), "time,kind,name,replicas\n1h,Deployment,web,two\n");
     e = error("  - {trace: bad.csv}\n", deployment("web", 1, 1));
     CHECK(e.find("bad.csv:2: column replicas: 'two' is not a replica count") != std::string::npos);

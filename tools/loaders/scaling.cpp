@@ -14,6 +14,10 @@ namespace capsim {
 namespace {
 
 constexpr std::int64_t kMaxReplicas = 100000;
+// Soft limit (docs/cli.md#limits) on the replicas all steps up create together, checked before
+// each step's pods are made: a trace swinging between 0 and 100,000 replicas every minute would
+// otherwise fill memory with pods.
+constexpr std::int64_t kSoftMaxScaledReplicas = 2000000;
 const std::vector<std::string> kKinds = {"Deployment", "ReplicaSet", "StatefulSet"};
 
 struct StepIn {
@@ -83,8 +87,9 @@ void read_trace(const CsvFile& csv, std::vector<StepIn>& out) {
 
 void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
                    const std::function<std::string(const YamlNode&)>& resolve, SimTime horizon,
-                   std::vector<std::string>* warnings) {
+                   bool force, std::vector<std::string>* warnings) {
   std::vector<StepIn> steps;
+  std::int64_t made_by_steps = 0;
   for (const YamlNode& item : section.seq()) {
     MapReader m = item.map();
     if (auto t = m.opt("trace")) {
@@ -120,9 +125,27 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
     if (added) by_controller.emplace_back();
     by_controller[it->second].push_back(std::move(s));
   }
+  // What the steps up create, over all controllers, before any pod is made (the soft limit).
   for (std::vector<StepIn>& list : by_controller) {
     std::stable_sort(list.begin(), list.end(),
                      [](const StepIn& a, const StepIn& c) { return a.at < c.at; });
+    const std::any* kept =
+        b.kept(replica_template_key(list.front().kind, list.front().namespace_, list.front().name));
+    std::int64_t current =
+        kept == nullptr ? 0 : std::any_cast<const ReplicaTemplate&>(*kept).replicas;
+    for (const StepIn& s : list) {
+      if (s.at >= horizon) continue;
+      if (s.replicas > current) made_by_steps += s.replicas - current;
+      current = s.replicas;
+      if (!force && made_by_steps > kSoftMaxScaledReplicas) {
+        fail_at(s.where, fmt::format("the scaling steps up to here create {} replicas, above the "
+                                     "limit of {} (docs/cli.md#limits); pass --force to run it "
+                                     "anyway",
+                                     made_by_steps, kSoftMaxScaledReplicas));
+      }
+    }
+  }
+  for (std::vector<StepIn>& list : by_controller) {
     const StepIn& first = list.front();
     const std::string key = replica_template_key(first.kind, first.namespace_, first.name);
     const std::any* kept = b.kept(key);
@@ -187,6 +210,7 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
         }
         const std::int64_t from = c.stateful() ? current : made;
         const std::int64_t count = s.replicas - current;
+
         for (std::int64_t i = from; i < from + count; ++i) {
           PodSpec p = make_replica(t, i, b);
           p.arrival = s.at;

@@ -26,9 +26,10 @@ namespace capsim {
 
 // Reads `section` and applies it to the World `b` builds (after its manifests are read and
 // finalized). `resolve` resolves a trace path as the scenario resolves paths. Steps at or after
-// `horizon` never happen: a warning.
+// `horizon` never happen: a warning. The replicas all steps up create are a soft limit
+// (docs/cli.md#limits) that `force` lifts.
 void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
                    const std::function<std::string(const YamlNode&)>& resolve, SimTime horizon,
-                   std::vector<std::string>* warnings);
+                   bool force, std::vector<std::string>* warnings);
 
 }  // namespace capsim

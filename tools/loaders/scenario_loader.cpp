@@ -1050,7 +1050,7 @@ void finalize(Load& l, const YamlNode& doc) {
     // Before DRA: a step up's replicas resolve their claims like the first ones.
     apply_scaling(
         *l.scaling, *l.builder, l.files, [&c = l.c](const YamlNode& n) { return c.resolve(n); },
-        l.s.sim.horizon, &l.s.warnings);
+        l.s.sim.horizon, l.options.force, &l.s.warnings);
   }
   index_topology(*l.s.world);
   finalize_dra(*l.builder, &l.s.warnings);
