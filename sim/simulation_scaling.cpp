@@ -16,7 +16,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
+#include <map>
 
 #include "sim/check.hpp"
 #include "sim/simulation.hpp"
@@ -33,11 +34,13 @@ bool active(const PodState& s, bool deleted) {
          s.phase == PodPhase::kCrashBackoff || s.phase == PodPhase::kTerminating;
 }
 
-// floor(log2(nanoseconds since t)), or -1 for t at or after now (upstream's logarithmicRankDiff).
+// floor(log2(nanoseconds since t)), or -1 for t at or after now (upstream's logarithmicRankDiff,
+// which takes math.Log2 of the nanoseconds; computed here on integers, exactly and the same on
+// every compiler).
 std::int64_t log_rank(SimTime t, SimTime now) {
   const SimTime d = now - t;
   if (d <= 0) return -1;
-  return static_cast<std::int64_t>(std::log2(static_cast<double>(d) * 1000.0));
+  return static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(d) * 1000u)) - 1;
 }
 
 std::uint64_t name_hash(const std::string& s) {

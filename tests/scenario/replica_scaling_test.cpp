@@ -86,7 +86,10 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     int running = 0;
-    for (const auto& [name, p] : pods_of(dir.file("out.db"))) {
+    for (const auto& row : pods_of(dir.file("out.db"))) {
+      const std::string& name =
+          row.first;  // not a structured binding: CAPTURE takes it in a lambda
+      const PodRow& p = row.second;
       CAPTURE(name);
       if (p.status == "deleted") {
         CHECK(p.start == -1);
@@ -119,7 +122,10 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     std::map<std::string, int> deleted_on, kept_on;
-    for (const auto& [name, p] : pods_of(dir.file("out.db"))) {
+    for (const auto& row : pods_of(dir.file("out.db"))) {
+      const std::string& name =
+          row.first;  // not a structured binding: CAPTURE takes it in a lambda
+      const PodRow& p = row.second;
       CAPTURE(name);
       if (p.status == "deleted") {
         ++deleted_on[p.node];
@@ -145,7 +151,10 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     int checked = 0;
-    for (const auto& [name, p] : pods_of(dir.file("out.db"))) {
+    for (const auto& row : pods_of(dir.file("out.db"))) {
+      const std::string& name =
+          row.first;  // not a structured binding: CAPTURE takes it in a lambda
+      const PodRow& p = row.second;
       CAPTURE(name);
       CHECK(p.status == (p.start == 3600.0 ? "deleted" : "running"));
       ++checked;
