@@ -588,14 +588,20 @@ bool claim_reaches(const DraWorld& dra, const SharedClaimState& c, NodeId node) 
 
 namespace {
 
+// The device whose capacities hold index `ci` of a node's flattened capacity list, given the
+// list's offsets (dra::capacity_offsets).
+std::size_t capacity_device(const std::vector<std::uint32_t>& off, std::uint32_t ci) {
+  return static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) - off.begin() -
+                                  1);
+}
+
 // A claim of network-attached devices allocated on node `from`, as node `to` sees it: the same
 // devices under their indices on `to` (claim_reaches said it reaches them all).
 ClaimAllocation seen_from(const DraWorld& dra, NodeId from, ClaimAllocation a, NodeId to) {
   const dra::NodeDevices& fd = *dra.node(from);
   const std::vector<std::uint32_t> off = dra::capacity_offsets(fd);
   for (auto& [ci, amount] : a.consumed) {
-    const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
-                                            off.begin() - 1);
+    const std::size_t d = capacity_device(off, ci);
     ci = dra.network[fd.devices[d].network].on(to)->capacity_at + (ci - off[d]);
   }
   for (std::uint16_t& d : a.devices)
@@ -660,8 +666,7 @@ void Cluster::hold_claim(NodeInfo& n, ClaimAllocation& a, int sign) {
   if (!a.consumed.empty()) {
     const std::vector<std::uint32_t> off = dra::capacity_offsets(*nd);
     for (const auto& [ci, amount] : a.consumed) {
-      const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
-                                              off.begin() - 1);
+      const std::size_t d = capacity_device(off, ci);
       const std::uint32_t net = nd->devices[d].network;
       if (net == kNoClaim) continue;
       for (const dra::Mirror& m : world_->dra.network[net].mirrors) {
@@ -964,8 +969,7 @@ void Cluster::check_invariants() const {
         }
       }
       for (const auto& [ci, amount] : a.consumed) {
-        const auto d = static_cast<std::size_t>(std::upper_bound(off.begin(), off.end() - 1, ci) -
-                                                off.begin() - 1);
+        const std::size_t d = capacity_device(off, ci);
         const std::uint32_t net = nd->devices.at(d).network;
         if (net == kNoClaim) continue;
         for (const dra::Mirror& m : world_->dra.network[net].mirrors) {

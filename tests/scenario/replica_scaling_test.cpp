@@ -18,22 +18,30 @@ namespace capsim {
 namespace {
 
 struct PodRow {
-  std::string status, node;
+  std::string name, status, node;
   double start = -1, end = -1;
 };
 
-// pod name -> its row in the report.
-std::map<std::string, PodRow> pods_of(const std::string& db) {
+// The run's pod rows, by name.
+std::vector<PodRow> pods_of(const std::string& db) {
   RunReader reader(db);
   auto st = reader.db().prepare(
       "SELECT pod, status, coalesce(node, ''), coalesce(start_s, -1), coalesce(end_s, -1) "
-      "FROM pod WHERE run_id = 1");
-  std::map<std::string, PodRow> out;
+      "FROM pod WHERE run_id = 1 ORDER BY pod");
+  std::vector<PodRow> out;
   while (st.step()) {
-    out[st.column_text(0)] = {st.column_text(1), st.column_text(2), st.column_double(3),
-                              st.column_double(4)};
+    out.push_back({st.column_text(0), st.column_text(1), st.column_text(2), st.column_double(3),
+                   st.column_double(4)});
   }
   return out;
+}
+
+const PodRow& row_of(const std::vector<PodRow>& rows, const std::string& name) {
+  for (const PodRow& r : rows) {
+    if (r.name == name) return r;
+  }
+  FAIL("no pod " << name);
+  return rows.front();
 }
 
 std::string scenario(const std::string& nodes, const std::string& scaling) {
@@ -86,11 +94,8 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     int running = 0;
-    for (const auto& row : pods_of(dir.file("out.db"))) {
-      const std::string& name =
-          row.first;  // not a structured binding: CAPTURE takes it in a lambda
-      const PodRow& p = row.second;
-      CAPTURE(name);
+    for (const PodRow& p : pods_of(dir.file("out.db"))) {
+      CAPTURE(p.name);
       if (p.status == "deleted") {
         CHECK(p.start == -1);
         CHECK(p.end == 3600.0);
@@ -122,11 +127,8 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     std::map<std::string, int> deleted_on, kept_on;
-    for (const auto& row : pods_of(dir.file("out.db"))) {
-      const std::string& name =
-          row.first;  // not a structured binding: CAPTURE takes it in a lambda
-      const PodRow& p = row.second;
-      CAPTURE(name);
+    for (const PodRow& p : pods_of(dir.file("out.db"))) {
+      CAPTURE(p.name);
       if (p.status == "deleted") {
         ++deleted_on[p.node];
         CHECK(p.end == (p.node.empty() ? 3 * 3600.0 : 3 * 3600.0 + 30.0));
@@ -151,11 +153,8 @@ TEST_SUITE("scenario") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     int checked = 0;
-    for (const auto& row : pods_of(dir.file("out.db"))) {
-      const std::string& name =
-          row.first;  // not a structured binding: CAPTURE takes it in a lambda
-      const PodRow& p = row.second;
-      CAPTURE(name);
+    for (const PodRow& p : pods_of(dir.file("out.db"))) {
+      CAPTURE(p.name);
       CHECK(p.status == (p.start == 3600.0 ? "deleted" : "running"));
       ++checked;
     }
@@ -178,14 +177,14 @@ TEST_SUITE("scenario") {
     REQUIRE(pods.size() == 5);
     for (const char* kept : {"db-0", "db-1"}) {
       CAPTURE(kept);
-      CHECK(pods.at(kept).status == "running");
+      CHECK(row_of(pods, kept).status == "running");
     }
-    CHECK(pods.at("db-3").start == 3600.0);
-    CHECK(pods.at("db-4").start == 3600.0);
+    CHECK(row_of(pods, "db-3").start == 3600.0);
+    CHECK(row_of(pods, "db-4").start == 3600.0);
     for (const char* gone : {"db-2", "db-3", "db-4"}) {
       CAPTURE(gone);
-      CHECK(pods.at(gone).status == "deleted");
-      CHECK(pods.at(gone).end == 2 * 3600.0 + 30.0);  // the default 30 s grace period
+      CHECK(row_of(pods, gone).status == "deleted");
+      CHECK(row_of(pods, gone).end == 2 * 3600.0 + 30.0);  // the default 30 s grace period
     }
   }
 
