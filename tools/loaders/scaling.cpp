@@ -145,7 +145,16 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
       }
     }
   }
-  for (std::vector<StepIn>& list : by_controller) {
+  // The pods each scaled controller made, found in one pass over the pods (a dump holds many).
+  std::vector<std::vector<PodId>> made_pods(by_controller.size());
+  for (PodId p = 0; p < w.pods.size(); ++p) {
+    const PodSpec& ps = w.pods[p];
+    if (ps.controller_kind.empty()) continue;
+    auto it = index.find(std::tuple{ps.controller_kind, ps.namespace_, ps.job_name});
+    if (it != index.end()) made_pods[it->second].push_back(p);
+  }
+  for (std::size_t k = 0; k < by_controller.size(); ++k) {
+    const std::vector<StepIn>& list = by_controller[k];
     const StepIn& first = list.front();
     const std::string key = replica_template_key(first.kind, first.namespace_, first.name);
     const std::any* kept = b.kept(key);
@@ -158,11 +167,7 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
     c.kind = t.kind;
     c.namespace_ = t.pod.namespace_;
     c.name = t.name;
-    for (PodId p = 0; p < w.pods.size(); ++p) {
-      const PodSpec& ps = w.pods[p];
-      if (ps.controller_kind == c.kind && ps.job_name == c.name && ps.namespace_ == c.namespace_)
-        c.pods.push_back(p);
-    }
+    c.pods = std::move(made_pods[k]);
     if (static_cast<std::int64_t>(c.pods.size()) != t.replicas) {
       // A dump's ReplicaSet whose Deployment is read too: the Deployment makes the pods.
       fail_at(first.name_at, fmt::format("{} '{}' is made by a controller that is read too; scale "
@@ -210,7 +215,6 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
         }
         const std::int64_t from = c.stateful() ? current : made;
         const std::int64_t count = s.replicas - current;
-
         for (std::int64_t i = from; i < from + count; ++i) {
           PodSpec p = make_replica(t, i, b);
           p.arrival = s.at;
