@@ -146,6 +146,7 @@ DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const
 Cluster::Cluster(World& world) : world_(&world) {
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
+  score_nodes_.resize(nodes_.size());
   quick_index_.resize(nodes_.size());
   // Nodes of autoscaled pools beyond their initial size start absent.
   for (const PoolAutoscaling& p : world.autoscaler.pools) {
@@ -351,6 +352,17 @@ void Cluster::refresh_gpu(NodeInfo& n, std::uint16_t gpu) {
   g.memory_alloc = mem_alloc;
 }
 
+ScoreNode score_node(const NodeInfo& n) {
+  ScoreNode s;
+  for (ResourceId r : {kCpu, kMemory}) {
+    s.allocatable[r] = n.allocatable[r];
+    s.requested[r] = n.requested[r];
+    s.nonzero_requested[r] = n.nonzero_requested[r];
+  }
+  s.prefer_no_schedule_taints = n.prefer_no_schedule_taints;
+  return s;
+}
+
 void Cluster::refresh_quick(const NodeInfo& n) {
   QuickNode& q = quick_[n.id];
   q.cpu = n.free(kCpu);
@@ -369,6 +381,7 @@ void Cluster::refresh_quick(const NodeInfo& n) {
     return t.effect != TaintEffect::kPreferNoSchedule;
   });
   quick_index_.update(n.id, q.units, q.device, q.gpu_model);
+  score_nodes_[n.id] = score_node(n);
 }
 
 std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const {
@@ -1222,6 +1235,12 @@ void Cluster::check_invariants() const {
                                                            : std::max(most, 1000 - g.milli_used);
                                          }),
                  fmt::format("node {}: the quick free-capacity copy is out of date", n.spec->name));
+    const ScoreNode fresh = score_node(n);
+    const ScoreNode& kept = score_nodes_[n.id];
+    CAPSIM_CHECK(kept.allocatable == fresh.allocatable && kept.requested == fresh.requested &&
+                     kept.nonzero_requested == fresh.nonzero_requested &&
+                     kept.prefer_no_schedule_taints == fresh.prefer_no_schedule_taints,
+                 fmt::format("node {}: the score copy is out of date", n.spec->name));
     CAPSIM_CHECK(quick_index_.agrees(n.id, q.units, q.device, q.gpu_model),
                  fmt::format("node {}: the quick index is out of date", n.spec->name));
     // An absent node holds nothing and offers nothing.

@@ -1,11 +1,13 @@
 #include "models/plugins/balanced_allocation.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace capsim::plugins {
 
-std::int64_t balanced_resource_score(const std::vector<std::int64_t>& requested,
-                                     const std::vector<std::int64_t>& allocatable) {
+std::int64_t balanced_resource_score(std::span<const std::int64_t> requested,
+                                     std::span<const std::int64_t> allocatable) {
   double fractions[kMaxResources];
   std::size_t n = 0;
   double total = 0;
@@ -65,6 +67,35 @@ std::int64_t BalancedAllocation::score(const fw::CycleState& state, const PodSpe
     s->requested[i] = ar.requested;
   }
   return balanced_resource_score(s->requested, s->allocatable);
+}
+
+void BalancedAllocation::score_nodes(const fw::CycleState& state, const PodSpec& pod,
+                                     std::span<const NodeId> nodes, const fw::Snapshot& snap,
+                                     std::span<std::int64_t> out) const {
+  auto* s = state.read<BalancedState>(slot());
+  const bool cpu_memory_only =
+      resources_.size() <= 2 && std::all_of(resources_.begin(), resources_.end(), [](auto& w) {
+        return w.resource == kCpu || w.resource == kMemory;
+      });
+  if (s == nullptr || !cpu_memory_only) {
+    fw::ScorePlugin::score_nodes(state, pod, nodes, snap, out);
+    return;
+  }
+  // allocatable_and_requested for cpu and memory: the node's allocatable, and its requested
+  // plus the pod's.
+  const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
+  std::array<std::int64_t, 2> requested{}, allocatable{};
+  const std::size_t n = resources_.size();
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const ScoreNode& c = copies[nodes[k]];
+    for (std::size_t i = 0; i < n; ++i) {
+      const ResourceId r = resources_[i].resource;
+      allocatable[i] = c.allocatable[r];
+      requested[i] = c.requested[r] + s->pod_requests[i];
+    }
+    out[k] =
+        balanced_resource_score(std::span(requested.data(), n), std::span(allocatable.data(), n));
+  }
 }
 
 }  // namespace capsim::plugins

@@ -4,6 +4,7 @@
 // requests (no cpu/memory defaults) and skips best-effort pods that request nothing, as upstream.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "models/plugins/node_resources_fit.hpp"
@@ -21,6 +22,9 @@ class BalancedAllocation final : public fw::Plugin,
                        const fw::Snapshot& snap) override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
+  // From the nodes' score copies when it balances cpu and memory only (the default).
+  void score_nodes(const fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                   const fw::Snapshot& snap, std::span<std::int64_t> out) const override;
 
  private:
   std::vector<ResourceWeight> resources_;
@@ -28,7 +32,7 @@ class BalancedAllocation final : public fw::Plugin,
 
 // The scorer on raw vectors, exposed for tests: fractions of requested/allocatable, skipping
 // entries with allocatable 0.
-std::int64_t balanced_resource_score(const std::vector<std::int64_t>& requested,
-                                     const std::vector<std::int64_t>& allocatable);
+std::int64_t balanced_resource_score(std::span<const std::int64_t> requested,
+                                     std::span<const std::int64_t> allocatable);
 
 }  // namespace capsim::plugins

@@ -62,6 +62,10 @@ class NodeResourcesFit final : public fw::Plugin,
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
+  // From the nodes' score copies when it scores cpu and memory only (the default) by
+  // LeastAllocated or MostAllocated.
+  void score_nodes(const fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                   const fw::Snapshot& snap, std::span<std::int64_t> out) const override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
   // A pod slot and the requests of the copy's resources (cpu, memory, its device) it checks.

@@ -80,6 +80,17 @@ std::int64_t TaintToleration::score(const fw::CycleState& state, const PodSpec& 
   return intolerable;
 }
 
+void TaintToleration::score_nodes(const fw::CycleState& state, const PodSpec& pod,
+                                  std::span<const NodeId> nodes, const fw::Snapshot& snap,
+                                  std::span<std::int64_t> out) const {
+  const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    out[k] = copies[nodes[k]].prefer_no_schedule_taints == 0
+                 ? 0
+                 : score(state, pod, snap.node(nodes[k]));
+  }
+}
+
 void TaintToleration::normalize(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
                                 std::span<std::int64_t> scores) const {
   default_normalize_score(fw::kMaxNodeScore, true, scores);

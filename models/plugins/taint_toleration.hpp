@@ -43,6 +43,9 @@ class TaintToleration final : public fw::Plugin,
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
+  // Nodes without PreferNoSchedule taints score 0 from their score copies; the rest by score().
+  void score_nodes(const fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
+                   const fw::Snapshot& snap, std::span<std::int64_t> out) const override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
   bool has_normalize() const override { return true; }

@@ -222,6 +222,11 @@ class ScorePlugin {
   virtual ~ScorePlugin() = default;
   virtual std::int64_t score(const CycleState& state, const PodSpec& pod,
                              const NodeInfo& node) const = 0;
+  // Scores `nodes` into `out` (one each, in order): what score() gives for each. A plugin may
+  // override it to read compact copies (Cluster::score_nodes) instead of each NodeInfo.
+  virtual void score_nodes(const CycleState& state, const PodSpec& pod,
+                           std::span<const NodeId> nodes, const Snapshot& snap,
+                           std::span<std::int64_t> out) const;
   // NormalizeScore: maps raw scores onto [0, kMaxNodeScore] across the feasible nodes.
   virtual bool has_normalize() const { return false; }
   virtual void normalize(const CycleState& /*state*/, const PodSpec& /*pod*/,
