@@ -104,7 +104,7 @@ struct QuickNode {
 
 // A compact copy of what the resource Score plugins read of a node (its cpu and memory, and its
 // PreferNoSchedule taint count), kept with QuickNode. Scoring a large fleet read three resource
-// vectors a kilobyte apart in each scored NodeInfo, a cache and TLB miss each; 64 bytes a node
+// vectors a kilobyte apart in each scored NodeInfo, a cache and TLB miss each; 56 bytes a node
 // here, in node order.
 struct ScoreNode {
   std::array<std::int64_t, 2> allocatable{};        // cpu, memory
@@ -113,6 +113,7 @@ struct ScoreNode {
   std::int32_t prefer_no_schedule_taints = 0;
 };
 static_assert(kCpu == 0 && kMemory == 1, "ScoreNode indexes cpu and memory by their ids");
+static_assert(sizeof(ScoreNode) == 56);
 ScoreNode score_node(const NodeInfo& n);
 
 // Run-time state of a shared ResourceClaim (not one made from a template): the node and devices

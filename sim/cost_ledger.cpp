@@ -113,9 +113,13 @@ CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const Devic
 }
 
 std::uint32_t CostLedger::queue_index(const std::string& queue) const {
-  auto [it, added] = queue_ids_.emplace(queue, static_cast<std::uint32_t>(queue_names_.size()));
-  if (added) queue_names_.push_back(queue);
-  return it->second;
+  // Looked up for every pod of a node at each of its changes: find first, as emplace would make
+  // (and free) a map node with a copy of the name each time.
+  if (auto it = queue_ids_.find(queue); it != queue_ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(queue_names_.size());
+  queue_ids_.emplace(queue, id);
+  queue_names_.push_back(queue);
+  return id;
 }
 
 CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
