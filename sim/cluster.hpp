@@ -305,7 +305,8 @@ class Cluster {
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;
   std::array<NodeId, kChangeLog> change_log_{};  // the node of bump g at g % kChangeLog
-  // Every change a Filter plugin could see on node `n`: a new generation, and its QuickNode.
+  // Every change a Filter plugin could see on node `n`: a new generation, and its QuickNode and
+  // ScoreNode.
   void changed(NodeInfo& n) {
     ++generation_;
     change_log_[generation_ % kChangeLog] = n.id;

@@ -73,11 +73,7 @@ void BalancedAllocation::score_nodes(const fw::CycleState& state, const PodSpec&
                                      std::span<const NodeId> nodes, const fw::Snapshot& snap,
                                      std::span<std::int64_t> out) const {
   auto* s = state.read<BalancedState>(slot());
-  const bool cpu_memory_only =
-      resources_.size() <= 2 && std::all_of(resources_.begin(), resources_.end(), [](auto& w) {
-        return w.resource == kCpu || w.resource == kMemory;
-      });
-  if (s == nullptr || !cpu_memory_only) {
+  if (s == nullptr || !balances_cpu_memory_only_) {
     fw::ScorePlugin::score_nodes(state, pod, nodes, snap, out);
     return;
   }

@@ -4,6 +4,7 @@
 // requests (no cpu/memory defaults) and skips best-effort pods that request nothing, as upstream.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -16,7 +17,12 @@ class BalancedAllocation final : public fw::Plugin,
                                  public fw::ScorePlugin {
  public:
   explicit BalancedAllocation(std::vector<ResourceWeight> resources = {{kCpu, 1}, {kMemory, 1}})
-      : resources_(std::move(resources)) {}
+      : resources_(std::move(resources)),
+        balances_cpu_memory_only_(
+            resources_.size() <= 2 &&
+            std::all_of(resources_.begin(), resources_.end(), [](const ResourceWeight& w) {
+              return w.resource == kCpu || w.resource == kMemory;
+            })) {}
   std::string_view name() const override { return "NodeResourcesBalancedAllocation"; }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
@@ -28,6 +34,7 @@ class BalancedAllocation final : public fw::Plugin,
 
  private:
   std::vector<ResourceWeight> resources_;
+  bool balances_cpu_memory_only_;  // at most two entries, each cpu or memory: the score copies do
 };
 
 // The scorer on raw vectors, exposed for tests: fractions of requested/allocatable, skipping

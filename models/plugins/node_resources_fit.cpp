@@ -71,6 +71,9 @@ NodeResourcesFit::NodeResourcesFit(PluginContext& ctx, NodeResourcesFitArgs args
     // Scale 0..10 custom scores to 0..100 (MaxNodeScore / MaxCustomPriorityScore).
     scaled_shape_.push_back({p.utilization, p.score * (fw::kMaxNodeScore / 10)});
   }
+  scores_cpu_memory_only_ = std::all_of(
+      args_.resources.begin(), args_.resources.end(),
+      [](const ResourceWeight& w) { return w.resource == kCpu || w.resource == kMemory; });
 }
 
 fw::Status NodeResourcesFit::filter(const fw::CycleState& /*state*/, const PodSpec& pod,
@@ -152,15 +155,12 @@ fw::Status NodeResourcesFit::pre_score(fw::CycleState& state, const PodSpec& pod
   return fw::Status::success();
 }
 
-std::int64_t NodeResourcesFit::score(const fw::CycleState& state, const PodSpec& pod,
-                                     const NodeInfo& node) const {
-  const auto* s = state.read<FitScoreState>(slot());
+template <typename AllocReqOf>
+std::int64_t NodeResourcesFit::weighted_score(AllocReqOf alloc_req) const {
   std::int64_t node_score = 0;
   std::int64_t weight_sum = 0;
   for (std::size_t i = 0; i < args_.resources.size(); ++i) {
-    const ResourceId r = args_.resources[i].resource;
-    const std::int64_t pod_req = s ? s->pod_requests[i] : pod_score_request(pod, r, false);
-    const AllocReq ar = allocatable_and_requested(node, r, pod_req, false);
+    const AllocReq ar = alloc_req(i);
     if (ar.allocatable == 0) continue;
     const std::int64_t w = args_.resources[i].weight;
     switch (args_.strategy) {
@@ -193,50 +193,42 @@ std::int64_t NodeResourcesFit::score(const fw::CycleState& state, const PodSpec&
     return static_cast<std::int64_t>(
         std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
   }
+  // The weights usually sum to a power of two (2 by default): a shift, not a division, for a
+  // score that is not negative.
+  if (node_score >= 0 && weight_sum > 0 &&
+      std::has_single_bit(static_cast<std::uint64_t>(weight_sum))) {
+    return node_score >> std::countr_zero(static_cast<std::uint64_t>(weight_sum));
+  }
   return node_score / weight_sum;
+}
+
+std::int64_t NodeResourcesFit::score(const fw::CycleState& state, const PodSpec& pod,
+                                     const NodeInfo& node) const {
+  const auto* s = state.read<FitScoreState>(slot());
+  return weighted_score([&](std::size_t i) {
+    const ResourceId r = args_.resources[i].resource;
+    const std::int64_t pod_req = s ? s->pod_requests[i] : pod_score_request(pod, r, false);
+    return allocatable_and_requested(node, r, pod_req, false);
+  });
 }
 
 void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& pod,
                                    std::span<const NodeId> nodes, const fw::Snapshot& snap,
                                    std::span<std::int64_t> out) const {
   const auto* s = state.read<FitScoreState>(slot());
-  const bool least = args_.strategy == ScoringStrategy::kLeastAllocated;
-  const bool cpu_memory_only =
-      std::all_of(args_.resources.begin(), args_.resources.end(),
-                  [](const auto& w) { return w.resource == kCpu || w.resource == kMemory; });
-  if (s == nullptr || !cpu_memory_only ||
-      (!least && args_.strategy != ScoringStrategy::kMostAllocated)) {
+  if (s == nullptr || !scores_cpu_memory_only_) {
     fw::ScorePlugin::score_nodes(state, pod, nodes, snap, out);
     return;
   }
-  // score() with allocatable_and_requested for cpu and memory: the node's allocatable, and its
+  // allocatable_and_requested for cpu and memory, from the copy: the node's allocatable, and its
   // non-zero requested plus the pod's.
   const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const ScoreNode& c = copies[nodes[k]];
-    std::int64_t node_score = 0;
-    std::int64_t weight_sum = 0;
-    for (std::size_t i = 0; i < args_.resources.size(); ++i) {
+    out[k] = weighted_score([&](std::size_t i) {
       const ResourceId r = args_.resources[i].resource;
-      const std::int64_t allocatable = c.allocatable[r];
-      if (allocatable == 0) continue;
-      const std::int64_t requested = c.nonzero_requested[r] + s->pod_requests[i];
-      const std::int64_t w = args_.resources[i].weight;
-      node_score += (least ? least_requested_score(requested, allocatable)
-                           : most_requested_score(requested, allocatable)) *
-                    w;
-      weight_sum += w;
-    }
-    // The weights usually sum to a power of two (2 by default): a shift, not a division, for a
-    // score that is not negative.
-    if (weight_sum == 0) {
-      out[k] = 0;
-    } else if (node_score >= 0 && weight_sum > 0 &&
-               std::has_single_bit(static_cast<std::uint64_t>(weight_sum))) {
-      out[k] = node_score >> std::countr_zero(static_cast<std::uint64_t>(weight_sum));
-    } else {
-      out[k] = node_score / weight_sum;
-    }
+      return AllocReq{c.allocatable[r], c.nonzero_requested[r] + s->pod_requests[i]};
+    });
   }
 }
 

@@ -62,8 +62,7 @@ class NodeResourcesFit final : public fw::Plugin,
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                        const fw::Snapshot& snap) override;
-  // From the nodes' score copies when it scores cpu and memory only (the default) by
-  // LeastAllocated or MostAllocated.
+  // From the nodes' score copies when it scores cpu and memory only (the default).
   void score_nodes(const fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,
                    const fw::Snapshot& snap, std::span<std::int64_t> out) const override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
@@ -77,7 +76,13 @@ class NodeResourcesFit final : public fw::Plugin,
   const NodeResourcesFitArgs& args() const { return args_; }
 
  private:
+  // The strategy's weighted mean over args_.resources, `alloc_req(i)` giving entry i's
+  // (allocatable, requested): score() from a NodeInfo, score_nodes() from a score copy.
+  template <typename AllocReqOf>
+  std::int64_t weighted_score(AllocReqOf alloc_req) const;
+
   NodeResourcesFitArgs args_;
+  bool scores_cpu_memory_only_ = false;              // every args_.resources entry is cpu or memory
   std::vector<UtilizationShapePoint> scaled_shape_;  // scores x10
   std::vector<fw::ReasonId> insufficient_;           // "Insufficient <resource>" per id
   fw::ReasonId too_many_pods_ = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <any>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -117,7 +118,7 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
 
   World& w = b.world();
   // Per controller, in the order first named; its steps by time.
-  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t, std::less<>> index;
   std::vector<std::vector<StepIn>> by_controller;
   for (StepIn& s : steps) {
     auto [it, added] =
@@ -150,7 +151,7 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
   for (PodId p = 0; p < w.pods.size(); ++p) {
     const PodSpec& ps = w.pods[p];
     if (ps.controller_kind.empty()) continue;
-    auto it = index.find(std::tuple{ps.controller_kind, ps.namespace_, ps.job_name});
+    auto it = index.find(std::tie(ps.controller_kind, ps.namespace_, ps.job_name));
     if (it != index.end()) made_pods[it->second].push_back(p);
   }
   for (std::size_t k = 0; k < by_controller.size(); ++k) {
