@@ -325,8 +325,8 @@ std::optional<std::vector<YAML::Node>> fast_load_all(std::string_view text, bool
   return docs;
 }
 
-bool fast_stream(std::string_view text, DocumentSink& sink) {
-  FastLoader loader(text, true);
+bool fast_stream(std::string_view text, DocumentSink& sink, std::size_t enclosing) {
+  FastLoader loader(text, true, enclosing);
   loader.stream_to(&sink);
   return loader.run(false, nullptr);
 }

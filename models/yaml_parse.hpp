@@ -42,7 +42,8 @@ class DocumentSink {
 // fast_load_all's documents handed to `sink` one at a time, all with one libyaml parser, so a
 // text of many small documents is not charged a parser's set-up for each. False when the fast
 // path declines; the documents handed over before stand (the caller decides what to keep).
-bool fast_stream(std::string_view text, DocumentSink& sink);
+// `enclosing` as for fast_load_all, for each document.
+bool fast_stream(std::string_view text, DocumentSink& sink, std::size_t enclosing = 0);
 
 // True when `text` passes the structure checks on the fast path; false when it declines (the
 // caller then runs yaml-cpp's check, which names the error, if any).

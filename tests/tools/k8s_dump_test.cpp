@@ -6,9 +6,13 @@
 #include "tools/loaders/k8s_dump.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "fixtures/cli_run.hpp"
 #include "fixtures/imported_scenario.hpp"
@@ -91,6 +95,132 @@ TEST_CASE("a dump read as -o yaml and as -o json imports to the same scenario") 
   // 6 nodes in the dump, odd-0's GPU is unknown; 11 pods, one never ran.
   CHECK(y.nodes == 5);
   CHECK(y.pods == 9);
+}
+
+namespace {
+
+// A generated dump of `nodes` nodes and `pods` pods, as its objects' texts (each at column 0).
+// Object `odd` (a pod) has an anchor and an alias, which the fast path declines.
+std::vector<std::string> generated_objects(int nodes, int pods, int odd) {
+  std::vector<std::string> objects;
+  for (int n = 0; n < nodes; ++n) {
+    objects.push_back(fmt::format(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n-{}\n  labels:\n"
+        "    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n    nvidia.com/gpu.count: \"8\"\n"
+        "status:\n  capacity: {{cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"8\"}}\n",
+        n));
+  }
+  for (int p = 0; p < pods; ++p) {
+    const int i = static_cast<int>(objects.size());
+    const char* requests = i == odd ? "      requests: &r {cpu: \"1\", memory: 1Gi}\n"
+                                      "      limits: *r\n"
+                                    : "      requests: {cpu: \"1\", memory: 1Gi}\n";
+    objects.push_back(fmt::format(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-{}\n  namespace: default\n"
+        "  creationTimestamp: \"2026-11-30T08:{:02}:{:02}Z\"\n"
+        "# a comment line at column 0, inside the item\n"
+        "spec:\n  containers:\n  - name: c\n    resources:\n{}"
+        "  nodeName: n-{}\nstatus:\n  phase: Succeeded\n  containerStatuses:\n  - name: c\n"
+        "    state:\n      terminated:\n        startedAt: \"2026-11-30T09:00:00Z\"\n"
+        "        finishedAt: \"2026-11-30T09:{:02}:00Z\"\n",
+        p, p / 60 % 60, p % 60, requests, p % nodes, 1 + p % 50));
+  }
+  return objects;
+}
+
+std::string as_list(const std::vector<std::string>& objects) {
+  std::string text = "apiVersion: v1\nitems:\n";
+  for (const std::string& o : objects) {
+    bool first = true;
+    for (std::size_t at = 0; at < o.size();) {
+      const std::size_t eol = o.find('\n', at);
+      const std::string_view line(o.data() + at, eol - at);
+      text += line.starts_with("#") ? "" : first ? "- " : "  ";
+      text += line;
+      text += '\n';
+      first = false;
+      at = eol + 1;
+    }
+  }
+  return text + "kind: List\nmetadata:\n  resourceVersion: \"\"\n";
+}
+
+std::string as_documents(const std::vector<std::string>& objects) {
+  std::string text;
+  for (const std::string& o : objects)
+    text += "---\n" + o;
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a long List's items read as a document stream import as each item read alone") {
+  // 30 nodes and 700 pods: several chunks of items through one parser, one item the fast path
+  // declines in the middle of a chunk (read alone, the chunk resumed after it). The reference
+  // is the same objects as a multi-document file, which is parsed whole, not in items.
+  const std::vector<std::string> objects = generated_objects(30, 700, 333);
+  MemoryFiles list_files, doc_files;
+  list_files.add("dump.yaml", as_list(objects));
+  doc_files.add("dump.yaml", as_documents(objects));
+  const DumpImport list = import_kubernetes_dump(list_files, {"dump.yaml"}, {});
+  const DumpImport docs = import_kubernetes_dump(doc_files, {"dump.yaml"}, {});
+  CHECK(list.nodes == 30);
+  CHECK(list.pods == 700);
+  REQUIRE(list.files.size() == docs.files.size());
+  for (std::size_t i = 0; i < list.files.size(); ++i) {
+    CAPTURE(list.files[i].name);
+    CHECK(list.files[i].text == docs.files[i].text);
+  }
+  CHECK(list.report == docs.report);
+  // The item with the alias kept its meaning: limits equal to its requests.
+  const std::string pods = list.files[1].text;
+  const std::string doc = pod_doc(pods, "p-303");
+  CHECK(doc.find("limits:") != std::string::npos);
+}
+
+TEST_CASE("an error in a List's item far into the file is at the file's line") {
+  // Items after the first chunks: an error found while a chunk is streamed (a bad time), and
+  // one the fast path declines (a repeated key, found by the whole-text check), each at the
+  // line of the file the item's text is on.
+  std::vector<std::string> objects = generated_objects(5, 600, -1);
+  const std::string good = objects[500];
+  struct Case {
+    const char* name;
+    std::string from, to;
+    std::string at;  // the text the error is at
+    std::string want_field, want;
+  };
+  const Case cases[] = {
+      {"a time that is not RFC 3339",
+       "creationTimestamp: \"2026-11-30T08:", "creationTimestamp: \"x", "creationTimestamp: \"x",
+       "items[500].metadata.creationTimestamp", "is not an RFC 3339 time"},
+      {"a key given twice", "  namespace: default\n", "  namespace: default\n  namespace: a\n",
+       "  namespace: a\n", "", "duplicate key 'namespace'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::string bad = good;
+    bad.replace(bad.find(c.from), c.from.size(), c.to);
+    objects[500] = bad;
+    const std::string text = as_list(objects);
+    // The line (1-based) of the changed text in the file.
+    const std::size_t at = text.find(c.at);
+    REQUIRE(at != std::string::npos);
+    const int line = 1 + static_cast<int>(std::count(
+                             text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    MemoryFiles files;
+    files.add("bad.yaml", text);
+    try {
+      (void)import_kubernetes_dump(files, {"bad.yaml"}, {});
+      FAIL("no error");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CAPTURE(what);
+      CHECK(what.rfind(fmt::format("bad.yaml:{}:", line), 0) == 0);
+      CHECK(what.find(c.want_field) != std::string::npos);
+      CHECK(what.find(c.want) != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("an imported dump replays: pods that ran where they ran, running ones bound, pending") {

@@ -409,11 +409,26 @@ void for_each_object(const std::string& path, const std::string& text, int which
     YamlNode::check_text(outer, path);
   }
   const auto file = std::make_shared<const std::string>(path);
-  for (std::size_t i = 0; i < items.size(); ++i) {
+  // The objects of item `i` (its tree `node`) to `fn`; an error at a line of the tree is moved
+  // `shift` lines, to the file's.
+  auto deliver = [&](std::size_t i, const YAML::Node& node, int shift) {
+    try {
+      std::vector<DumpObject> objects;
+      collect(YamlNode(node, file, fmt::format("items[{}]", i)), objects);
+      for (const DumpObject& o : objects) {
+        if (pass_of(o.kind) == which) fn(o);
+      }
+    } catch (const InputError& e) {
+      if (e.where().file != path || e.where().line <= 0) throw;
+      InputLocation at = e.where();
+      at.line += shift;
+      throw InputError(e.kind(), at, e.message());
+    }
+  };
+  // Item `i` parsed alone, as a document of its own: "- " becomes "  ", so its lines keep their
+  // columns; lines are counted from the item, and errors moved back to the file's lines.
+  auto alone = [&](std::size_t i) {
     const ItemText& it = items[i];
-    if (!it.kind.empty() && pass_of(it.kind) != which) continue;
-    // The item as a document of its own: "- " becomes "  ", so its lines keep their columns;
-    // lines are counted from the item, and errors moved back to the file's lines.
     std::string item = text.substr(it.begin, it.end - it.begin);
     item[0] = ' ';
     // The fast path (models/yaml_parse.hpp) builds the tree yaml-cpp would, and checks the item
@@ -424,26 +439,85 @@ void for_each_object(const std::string& path, const std::string& text, int which
       YamlNode::check_text(text, path);
       checked = true;
     }
+    YAML::Node node;
     try {
-      YAML::Node node;
-      try {
-        node = fast && fast->size() == 1 ? fast->front() : YAML::Load(item);
-      } catch (const YAML::Exception& e) {
-        throw InputError(
-            InputErrorKind::kInvalid,
-            InputLocation{path, e.mark.line + 1, e.mark.column + 1, fmt::format("items[{}]", i)},
-            e.msg);
-      }
-      std::vector<DumpObject> objects;
-      collect(YamlNode(node, file, fmt::format("items[{}]", i)), objects);
-      for (const DumpObject& o : objects) {
-        if (pass_of(o.kind) == which) fn(o);
-      }
-    } catch (const InputError& e) {
-      if (e.where().file != path || e.where().line <= 0) throw;
-      InputLocation at = e.where();
-      at.line += it.line;
-      throw InputError(e.kind(), at, e.message());
+      node = fast && fast->size() == 1 ? fast->front() : YAML::Load(item);
+    } catch (const YAML::Exception& e) {
+      throw InputError(InputErrorKind::kInvalid,
+                       InputLocation{path, e.mark.line + 1 + it.line, e.mark.column + 1,
+                                     fmt::format("items[{}]", i)},
+                       e.msg);
+    }
+    deliver(i, node, it.line);
+  };
+  // The items of this pass go through one libyaml parser a chunk at a time, as the documents of
+  // one text ("---" before each), so an item is not charged a parser's set-up; each is handed on
+  // as its document ends, so one item's tree is held at a time. The first item a chunk's parse
+  // declines (a document the fast path does not take, or one that is not a mapping), and an item
+  // at the end of the text without a line break, are read alone, as above: a chunk reads as its
+  // items would alone, only faster.
+  struct NotAMapping {};
+  class ChunkSink final : public DocumentSink {
+   public:
+    explicit ChunkSink(const std::function<void(std::size_t, const YAML::Node&)>& item_done)
+        : item_done_(item_done) {}
+    void start(std::size_t) override {}
+    void end(YAML::Node doc) override {
+      if (!doc.IsMap()) throw NotAMapping{};
+      item_done_(done, doc);
+      ++done;
+    }
+    std::size_t done = 0;  // documents handed on
+
+   private:
+    const std::function<void(std::size_t, const YAML::Node&)>& item_done_;
+  };
+  constexpr std::size_t kChunkItems = 256, kChunkBytes = 1 << 20;
+  auto in_pass = [&](std::size_t i) {
+    return items[i].kind.empty() || pass_of(items[i].kind) == which;
+  };
+  std::string chunk;
+  std::vector<std::size_t> members;
+  std::vector<int> member_lines;  // the 0-based line of the chunk each member starts at
+  std::size_t next = 0;
+  while (next < items.size()) {
+    chunk.clear();
+    members.clear();
+    member_lines.clear();
+    int lines = 0;
+    for (; next < items.size() && members.size() < kChunkItems && chunk.size() < kChunkBytes;
+         ++next) {
+      if (!in_pass(next)) continue;
+      const ItemText& it = items[next];
+      if (text[it.end - 1] != '\n') break;  // read alone (a line break could change its text)
+      chunk += "---\n";
+      ++lines;
+      members.push_back(next);
+      member_lines.push_back(lines);
+      const std::size_t at = chunk.size();
+      chunk.append(text, it.begin, it.end - it.begin);
+      chunk[at] = ' ';
+      lines += static_cast<int>(
+          std::count(chunk.begin() + static_cast<std::ptrdiff_t>(at), chunk.end(), '\n'));
+    }
+    if (members.empty()) {
+      if (next < items.size()) alone(next++);
+      continue;
+    }
+    const std::function<void(std::size_t, const YAML::Node&)> item_done =
+        [&](std::size_t k, const YAML::Node& node) {
+          deliver(members[k], node, items[members[k]].line - member_lines[k]);
+        };
+    ChunkSink sink(item_done);
+    try {
+      (void)fast_stream(chunk, sink, 2);  // declined when not every document was handed on
+    } catch (const NotAMapping&) {
+    }
+    if (sink.done < members.size()) {
+      // Resume after the items handed on: the one the parse stopped in alone, the rest anew.
+      const std::size_t stopped = members[sink.done];
+      alone(stopped);
+      next = stopped + 1;
     }
   }
 }
