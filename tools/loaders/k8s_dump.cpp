@@ -1363,6 +1363,10 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       "# (see scenario.yaml), capsim.io/duration the run a finished pod's status records.\n";
   for (const YAML::Node& pc : im.cluster_docs)
     pods_text += "---\n" + emit_document(pc);
+  std::size_t size = pods_text.size();
+  for (const PodOut& p : pods)
+    size += p.text.size() + 32;  // "---\n" and the arrival in place of its mark
+  pods_text.reserve(size);
   for (std::size_t i : order) {
     const PodOut& p = pods[i];
     const std::size_t mark = p.text.find(kArrivalMark);
@@ -1413,7 +1417,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
 
   DumpImport r;
   r.files.push_back({std::string(kDumpOutputNames[0]), sc});
-  r.files.push_back({std::string(kDumpOutputNames[1]), pods_text});
+  r.files.push_back({std::string(kDumpOutputNames[1]), std::move(pods_text)});
   for (DumpOutputFile& f : im.mig_files)
     r.files.push_back(std::move(f));
   r.nodes = nodes.size();
