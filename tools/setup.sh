@@ -10,7 +10,7 @@ shift || true
 
 packages=(cmake ninja-build g++ pkg-config libboost-program-options-dev libyaml-cpp-dev
           libyaml-dev libeigen3-dev libfmt-dev libsqlite3-dev sqlite3 libbenchmark-dev doctest-dev
-          clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
+          libmimalloc-dev clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
