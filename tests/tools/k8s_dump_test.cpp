@@ -37,6 +37,20 @@ std::string pod_doc(const std::string& pods, const std::string& name) {
   return pods.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
+// The error importing `text` (as bad.yaml) gives: refused as invalid input, with its message.
+std::string import_error(const std::string& text) {
+  MemoryFiles files;
+  files.add("bad.yaml", text);
+  try {
+    (void)import_kubernetes_dump(files, {"bad.yaml"}, {});
+  } catch (const InputError& e) {
+    CHECK(e.kind() == InputErrorKind::kInvalid);
+    return e.what();
+  }
+  FAIL("no error");
+  return "";
+}
+
 struct PodRow {
   std::string status, node, job;
   double submit = -1, start = -1, end = -1;
@@ -208,18 +222,11 @@ TEST_CASE("an error in a List's item far into the file is at the file's line") {
     REQUIRE(at != std::string::npos);
     const int line = 1 + static_cast<int>(std::count(
                              text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    MemoryFiles files;
-    files.add("bad.yaml", text);
-    try {
-      (void)import_kubernetes_dump(files, {"bad.yaml"}, {});
-      FAIL("no error");
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      CAPTURE(what);
-      CHECK(what.rfind(fmt::format("bad.yaml:{}:", line), 0) == 0);
-      CHECK(what.find(c.want_field) != std::string::npos);
-      CHECK(what.find(c.want) != std::string::npos);
-    }
+    const std::string what = import_error(text);
+    CAPTURE(what);
+    CHECK(what.rfind(fmt::format("bad.yaml:{}:", line), 0) == 0);
+    CHECK(what.find(c.want_field) != std::string::npos);
+    CHECK(what.find(c.want) != std::string::npos);
   }
 }
 
@@ -479,18 +486,10 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
-    MemoryFiles files;
-    files.add("bad.yaml", c.text);
-    try {
-      (void)import_kubernetes_dump(files, {"bad.yaml"}, {});
-      FAIL("no error");
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      CAPTURE(what);
-      CHECK(e.kind() == InputErrorKind::kInvalid);
-      CHECK(what.rfind(c.want_at, 0) == 0);
-      CHECK(what.find(c.want) != std::string::npos);
-    }
+    const std::string what = import_error(c.text);
+    CAPTURE(what);
+    CHECK(what.rfind(c.want_at, 0) == 0);
+    CHECK(what.find(c.want) != std::string::npos);
   }
 }
 
