@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 #include "models/gpu_catalog.hpp"
@@ -57,8 +59,9 @@ std::string format_rfc3339(std::int64_t t) {
 
 // --- YAML output ---------------------------------------------------------------------------------
 
-// A scalar as plain YAML when that reads back as the same string, else double-quoted.
-std::string scalar(const std::string& s) {
+// A scalar as plain YAML when that reads back as the same string, else double-quoted, appended
+// to `out`.
+void append_scalar(std::string& out, std::string_view s) {
   bool plain = !s.empty() && s.front() != '-' && s.front() != '.';
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
@@ -68,41 +71,51 @@ std::string scalar(const std::string& s) {
     }
   }
   if (plain && s.size() <= 5) {  // the length of the longest word below
-    std::string lower = s;
-    for (char& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    char lower[5];
+    for (std::size_t i = 0; i < s.size(); ++i)
+      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    const std::string_view l(lower, s.size());
     for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null"}) {
-      if (lower == word) plain = false;
+      if (l == word) plain = false;
     }
   }
-  if (plain) return s;
-  std::string q = "\"";
+  if (plain) {
+    out += s;
+    return;
+  }
+  out += '"';
   for (char c : s) {
     switch (c) {
       case '"':
-        q += "\\\"";
+        out += "\\\"";
         break;
       case '\\':
-        q += "\\\\";
+        out += "\\\\";
         break;
       case '\n':
-        q += "\\n";
+        out += "\\n";
         break;
       case '\t':
-        q += "\\t";
+        out += "\\t";
         break;
       case '\r':
-        q += "\\r";
+        out += "\\r";
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          q += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+          out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
         } else {
-          q += c;
+          out += c;
         }
     }
   }
-  return q + "\"";
+  out += '"';
+}
+
+std::string scalar(std::string_view s) {
+  std::string out;
+  append_scalar(out, s);
+  return out;
 }
 
 void emit_map(std::string& out, const YAML::Node& n, int indent);
@@ -113,7 +126,9 @@ void emit_value(std::string& out, const YAML::Node& n, int indent) {
   if (!n.IsDefined() || n.IsNull()) {
     out += " null\n";
   } else if (n.IsScalar()) {
-    out += " " + scalar(n.Scalar()) + "\n";
+    out += ' ';
+    append_scalar(out, n.Scalar());
+    out += '\n';
   } else if (n.IsMap()) {
     if (n.size() == 0) {
       out += " {}\n";
@@ -135,8 +150,10 @@ void emit_value(std::string& out, const YAML::Node& n, int indent) {
 // follows the API types' field order, its YAML the alphabet).
 // (YAML::Node assignment writes through to the node it refers to, so nodes are never sorted or
 // assigned in containers here: orders are kept as indices.)
+// (A key's text is the key node's scalar, which lives as long as the tree.)
 void emit_map(std::string& out, const YAML::Node& n, int indent) {
-  std::vector<std::pair<std::string, YAML::Node>> entries;
+  std::vector<std::pair<std::string_view, YAML::Node>> entries;
+  entries.reserve(n.size());
   for (const auto& kv : n)
     entries.emplace_back(kv.first.Scalar(), kv.second);
   std::vector<std::size_t> order(entries.size());
@@ -145,20 +162,24 @@ void emit_map(std::string& out, const YAML::Node& n, int indent) {
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return entries[a].first < entries[b].first; });
   for (std::size_t i : order) {
-    out += std::string(static_cast<std::size_t>(indent), ' ') + scalar(entries[i].first) + ":";
+    out.append(static_cast<std::size_t>(indent), ' ');
+    append_scalar(out, entries[i].first);
+    out += ':';
     emit_value(out, entries[i].second, indent + 2);
   }
 }
 
 void emit_seq(std::string& out, const YAML::Node& n, int indent) {
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  const auto pad = static_cast<std::size_t>(indent);
   for (const auto& item : n) {
     if (item.IsMap() && item.size() > 0) {
-      std::string sub;
-      emit_map(sub, item, indent + 2);
-      out += pad + "- " + sub.substr(static_cast<std::size_t>(indent) + 2);
+      // The mapping's first line with "- " in place of the two spaces before its key.
+      const std::size_t at = out.size();
+      emit_map(out, item, indent + 2);
+      out[at + pad] = '-';
     } else {
-      out += pad + "-";
+      out.append(pad, ' ');
+      out += '-';
       emit_value(out, item, indent + 2);
     }
   }
@@ -177,8 +198,12 @@ using WrittenEntries = std::vector<std::pair<std::string, std::string>>;
 void emit_written(std::string& out, WrittenEntries entries, int indent) {
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [key, value] : entries)
-    out += std::string(static_cast<std::size_t>(indent), ' ') + scalar(key) + ":" + value;
+  for (const auto& [key, value] : entries) {
+    out.append(static_cast<std::size_t>(indent), ' ');
+    append_scalar(out, key);
+    out += ':';
+    out += value;
+  }
 }
 
 std::string written_value(const YAML::Node& n, int indent) {
