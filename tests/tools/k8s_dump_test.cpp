@@ -201,8 +201,9 @@ TEST_CASE("an error in a List's item far into the file is at the file's line") {
   struct Case {
     const char* name;
     std::string from, to;
-    std::string at;  // the text the error is at
-    std::string want_field, want;
+    std::string at;          // the text the error is at
+    std::string want_field;  // the field the message names (none for a text-level error)
+    std::string want;
   };
   const Case cases[] = {
       {"a time that is not RFC 3339",
@@ -225,7 +226,7 @@ TEST_CASE("an error in a List's item far into the file is at the file's line") {
     const std::string what = import_error(text);
     CAPTURE(what);
     CHECK(what.rfind(fmt::format("bad.yaml:{}:", line), 0) == 0);
-    CHECK(what.find(c.want_field) != std::string::npos);
+    if (!c.want_field.empty()) CHECK(what.find(c.want_field) != std::string::npos);
     CHECK(what.find(c.want) != std::string::npos);
   }
 }
