@@ -681,8 +681,7 @@ std::optional<YAML::Node> MapReader::find(const std::string& key) {
 }
 
 void MapReader::ignore(const std::string& key) {
-  queried_.push_back(key);
-  (void)find(key);
+  if (!find(key)) queried_.push_back(key);
 }
 
 bool MapReader::has(const std::string& key) const {
@@ -694,8 +693,8 @@ bool MapReader::has(const std::string& key) const {
 }
 
 std::optional<YamlNode> MapReader::opt(const std::string& key) {
-  queried_.push_back(key);
   std::optional<YAML::Node> v = find(key);
+  if (!v) queried_.push_back(key);
   if (!v || v->IsNull()) return std::nullopt;
   return node_.child(*v, key);
 }
@@ -735,9 +734,12 @@ void MapReader::finish() const {
       YamlNode(k, node_.file_ptr(), node_.path()).fail("keys must be plain strings");
     const std::string key = k.Scalar();
     // A key repeated in one mapping is refused when the text is parsed, so the first entry of a
-    // name is its only one.
-    if (std::find(queried_.begin(), queried_.end(), key) != queried_.end()) return;
+    // name is its only one, and an entry not seen was never asked for. The names asked for are
+    // those found (the entries seen) and those asked for but absent (queried_).
     std::vector<std::string> known = queried_;
+    for (const Entry& e : entries_) {
+      if (e.seen && e.key.IsScalar()) known.push_back(e.key.Scalar());
+    }
     std::sort(known.begin(), known.end());
     known.erase(std::unique(known.begin(), known.end()), known.end());
     YamlNode at = node_.child(k, key);

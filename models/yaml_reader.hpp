@@ -144,7 +144,9 @@ class MapReader {
   YamlNode node_;
   std::vector<Entry> entries_;
   bool listed_ = false;
-  std::vector<std::string> queried_;  // every key read or ignored, present or not (suggestions)
+  // Keys read or ignored but absent from the mapping; with the entries seen, the names a "did
+  // you mean" suggests from.
+  std::vector<std::string> queried_;
 };
 
 // The closest candidates to `word` by edit distance (at most 2 suggestions, distance <= 3 or a

@@ -239,22 +239,36 @@ struct SpecEdits {
     return holder;
   }
 
-  // The spec's fields, edited, as emit_value writes them at `indent`.
-  std::string written(const YAML::Node& spec, int indent) const {
-    WrittenEntries entries;
+  // The spec's fields, edited, appended to `out` as emit_value writes them at `indent` (keys
+  // sorted, as emit_map writes them).
+  void write(std::string& out, const YAML::Node& spec, int indent) const {
+    std::vector<std::pair<std::string_view, YAML::Node>> entries;
     if (spec.IsMap()) {
+      entries.reserve(spec.size() + set.size());
       for (const auto& kv : spec) {
-        const std::string key = kv.first.Scalar();
+        const std::string& key = kv.first.Scalar();
         if (set.count(key) != 0 || removed.count(key) != 0) continue;
-        entries.emplace_back(key, written_value(kv.second, indent + 2));
+        entries.emplace_back(key, kv.second);
       }
     }
     for (const auto& [key, value] : set)
-      entries.emplace_back(key, written_value(value, indent + 2));
-    if (entries.empty()) return " {}\n";
-    std::string out = "\n";
-    emit_written(out, std::move(entries), indent);
-    return out;
+      entries.emplace_back(key, value);
+    if (entries.empty()) {
+      out += " {}\n";
+      return;
+    }
+    out += '\n';
+    std::vector<std::size_t> order(entries.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return entries[a].first < entries[b].first; });
+    for (std::size_t i : order) {
+      out.append(static_cast<std::size_t>(indent), ' ');
+      append_scalar(out, entries[i].first);
+      out += ':';
+      emit_value(out, entries[i].second, indent + 2);
+    }
   }
 };
 
@@ -1339,17 +1353,21 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     std::map<std::string, std::string> annotations = p.annotations;
     annotations[kArrival] = kArrivalMark;
     std::string annotations_text = "\n";
-    for (const auto& [k, v] : annotations)
-      annotations_text += "    " + scalar(k) + ": " + scalar(v) + "\n";
+    for (const auto& [k, v] : annotations) {
+      annotations_text += "    ";
+      append_scalar(annotations_text, k);
+      annotations_text += ": ";
+      append_scalar(annotations_text, v);
+      annotations_text += '\n';
+    }
     metadata.emplace_back("annotations", std::move(annotations_text));
     std::string metadata_text = "\n";
     emit_written(metadata_text, std::move(metadata), 2);
-    emit_written(p.text,
-                 {{"apiVersion", " v1\n"},
-                  {"kind", " Pod\n"},
-                  {"metadata", std::move(metadata_text)},
-                  {"spec", out_spec.written(spec.raw(), 2)}},
-                 0);
+    // {apiVersion, kind, metadata, spec}, in emit_map's order.
+    p.text += "apiVersion: v1\nkind: Pod\nmetadata:";
+    p.text += metadata_text;
+    p.text += "spec:";
+    out_spec.write(p.text, spec.raw(), 2);
     pods.push_back(std::move(p));
   });
   if (moved > 0) {
