@@ -555,13 +555,14 @@ SimDuration YamlNode::duration() const {
 }
 
 YamlNode YamlNode::child(const YAML::Node& n, const std::string& key_or_index) const {
-  std::string p = path_;
-  if (!key_or_index.empty() && key_or_index.front() == '[') {
-    p += key_or_index;
-  } else {
-    p += path_.empty() ? key_or_index : "." + key_or_index;
-  }
-  YamlNode c(n, file_, p);
+  // "a.b" + "c" is "a.b.c"; + "[2]" is "a.b[2]"; "" + "c" is "c".
+  const bool index = !key_or_index.empty() && key_or_index.front() == '[';
+  std::string p;
+  p.reserve(path_.size() + 1 + key_or_index.size());
+  p += path_;
+  if (!index && !path_.empty()) p += '.';
+  p += key_or_index;
+  YamlNode c(n, file_, std::move(p));
   c.provenance_ = provenance_;
   return c;
 }
@@ -651,7 +652,7 @@ std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
   if (!node_.IsMap()) fail("expected a mapping");
   for (const auto& kv : node_) {
     if (!kv.first.IsScalar()) YamlNode(kv.first, file_, path_).fail("keys must be plain strings");
-    const std::string key = kv.first.Scalar();
+    const std::string& key = kv.first.Scalar();
     out.emplace_back(key, child(kv.second, key));
   }
   return out;

@@ -300,6 +300,59 @@ TEST_CASE("an imported dump replays: pods that ran where they ran, running ones 
   CHECK(p.submit == 10800);
 }
 
+TEST_CASE("a finished pod prefers its node, beside the affinity it has of its own") {
+  // train-b gets a preferred term of its own; train-a has none (its affinity is the one shared
+  // by every pod that ran on a100-0, written once).
+  std::string dump = testing::slurp(corpus("cluster.yaml"));
+  const std::string own =
+      "    affinity:\n"
+      "      nodeAffinity:\n"
+      "        preferredDuringSchedulingIgnoredDuringExecution:\n"
+      "        - weight: 5\n"
+      "          preference:\n"
+      "            matchExpressions:\n"
+      "            - {key: zone, operator: In, values: [a]}\n";
+  const std::size_t at = dump.find("  spec:\n", dump.find("name: train-b-q9m4d"));
+  REQUIRE(at != std::string::npos);
+  dump.insert(at + 8, own);
+  MemoryFiles files;
+  files.add("dump.yaml", dump);
+  const DumpImport r = import_kubernetes_dump(files, {"dump.yaml"}, {});
+  const std::string& pods = r.files.at(1).text;
+  CHECK(pod_doc(pods, "train-a-x7k2p")
+            .find("spec:\n"
+                  "  affinity:\n"
+                  "    nodeAffinity:\n"
+                  "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                  "        - preference:\n"
+                  "            matchFields:\n"
+                  "              - key: metadata.name\n"
+                  "                operator: In\n"
+                  "                values:\n"
+                  "                  - a100-0\n"
+                  "          weight: 100\n"
+                  "  containers:\n") != std::string::npos);
+  CHECK(pod_doc(pods, "train-b-q9m4d")
+            .find("  affinity:\n"
+                  "    nodeAffinity:\n"
+                  "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                  "        - preference:\n"
+                  "            matchExpressions:\n"
+                  "              - key: zone\n"
+                  "                operator: In\n"
+                  "                values:\n"
+                  "                  - a\n"
+                  "          weight: 5\n"
+                  "        - preference:\n"
+                  "            matchFields:\n"
+                  "              - key: metadata.name\n"
+                  "                operator: In\n"
+                  "                values:\n"
+                  "                  - a100-1\n"
+                  "          weight: 100\n"
+                  "  containers:\n") != std::string::npos);
+}
+
 TEST_CASE("--placement free and bind, --running pin change only how pods reach their node") {
   RealFiles files;
   DumpImportOptions bind;

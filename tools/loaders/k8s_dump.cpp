@@ -15,6 +15,7 @@
 
 #include "models/gpu_catalog.hpp"
 #include "models/yaml_parse.hpp"
+#include "sim/check.hpp"
 #include "sim/device.hpp"
 #include "sim/world.hpp"
 #include "tools/loaders/duration_rules.hpp"
@@ -212,24 +213,43 @@ std::string written_value(const YAML::Node& n, int indent) {
   return out;
 }
 
+// The indent of a written pod's spec fields.
+constexpr int kSpecIndent = 2;
+
 // A pod's spec as the replay writes it: the dump's spec with some top-level fields replaced or
 // removed. The edits are kept apart, so the spec is written from the dump's own tree, not from a
 // copy of it.
 struct SpecEdits {
   std::map<std::string, YAML::Node> set;  // field -> its new value
   std::set<std::string> removed;
+  // field -> its new value as emit_value writes it at the fields' indent + 2 (text shared by
+  // many pods, written once)
+  std::map<std::string, const std::string*> written;
 
   void put(const std::string& field, const YAML::Node& value) {
     set[field] = value;
     removed.erase(field);
+    written.erase(field);
+  }
+  void put_written(const std::string& field, const std::string& text) {
+    set.erase(field);
+    removed.erase(field);
+    written[field] = &text;
   }
   void remove(const std::string& field) {
     set.erase(field);
+    written.erase(field);
     removed.insert(field);
+  }
+  // True when the spec has no `affinity` and none was put or removed.
+  bool no_affinity(const YAML::Node& spec) const {
+    return set.count("affinity") == 0 && removed.count("affinity") == 0 &&
+           written.count("affinity") == 0 && !(spec.IsMap() && spec["affinity"]);
   }
   // A mapping holding the spec's `affinity` (a copy, or nothing yet), for prefer_node and
   // pin_node to edit; `put` it back with put("affinity", holder["affinity"]).
   YAML::Node affinity_holder(const YAML::Node& spec) const {
+    CAPSIM_CHECK(written.count("affinity") == 0, "an affinity written as text was edited again");
     YAML::Node holder(YAML::NodeType::Map);
     if (const auto it = set.find("affinity"); it != set.end()) {
       holder["affinity"] = it->second;
@@ -242,17 +262,24 @@ struct SpecEdits {
   // The spec's fields, edited, appended to `out` as emit_value writes them at `indent` (keys
   // sorted, as emit_map writes them).
   void write(std::string& out, const YAML::Node& spec, int indent) const {
-    std::vector<std::pair<std::string_view, YAML::Node>> entries;
+    struct Field {
+      std::string_view key;
+      YAML::Node value;
+      const std::string* text = nullptr;  // the value already written
+    };
+    std::vector<Field> entries;
     if (spec.IsMap()) {
-      entries.reserve(spec.size() + set.size());
+      entries.reserve(spec.size() + set.size() + written.size());
       for (const auto& kv : spec) {
         const std::string& key = kv.first.Scalar();
-        if (set.count(key) != 0 || removed.count(key) != 0) continue;
-        entries.emplace_back(key, kv.second);
+        if (set.count(key) != 0 || removed.count(key) != 0 || written.count(key) != 0) continue;
+        entries.push_back({key, kv.second});
       }
     }
     for (const auto& [key, value] : set)
-      entries.emplace_back(key, value);
+      entries.push_back({key, value});
+    for (const auto& [key, text] : written)
+      entries.push_back({key, YAML::Node(), text});
     if (entries.empty()) {
       out += " {}\n";
       return;
@@ -262,12 +289,16 @@ struct SpecEdits {
     for (std::size_t i = 0; i < order.size(); ++i)
       order[i] = i;
     std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return entries[a].first < entries[b].first; });
+              [&](std::size_t a, std::size_t b) { return entries[a].key < entries[b].key; });
     for (std::size_t i : order) {
       out.append(static_cast<std::size_t>(indent), ' ');
-      append_scalar(out, entries[i].first);
+      append_scalar(out, entries[i].key);
       out += ':';
-      emit_value(out, entries[i].second, indent + 2);
+      if (entries[i].text != nullptr) {
+        out += *entries[i].text;
+      } else {
+        emit_value(out, entries[i].value, indent + 2);
+      }
     }
   }
 };
@@ -1196,6 +1227,8 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
   std::optional<std::int64_t> t0, latest;
   auto see = [&latest](std::int64_t t) { latest = latest ? std::max(*latest, t) : t; };
   std::size_t finished = 0, failed = 0, running = 0, pending = 0, moved = 0;
+  // node -> the preferred affinity to it, written as a pod's spec.affinity (kPrefer)
+  std::map<std::string, std::string> preferred_affinity;
   pass(2, [&](const DumpObject& obj) {
     const DumpObject* o = &obj;
     const YamlNode meta = req(o->node, "metadata");
@@ -1291,7 +1324,18 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
       // The pod ran once, as its status shows; a replay that restarted it would run it again.
       out_spec.put("restartPolicy", YAML::Node("Never"));
       if (!node_name.empty() && node_kept) {
-        if (options.placement == DumpImportOptions::Placement::kPrefer) {
+        if (options.placement == DumpImportOptions::Placement::kPrefer &&
+            out_spec.no_affinity(spec.raw())) {
+          // Most pods have no affinity of their own: theirs is the same for every pod that ran
+          // on the node, built and written once.
+          auto [at, fresh] = preferred_affinity.try_emplace(node_name);
+          if (fresh) {
+            YAML::Node holder(YAML::NodeType::Map);
+            prefer_node(holder, node_name);
+            emit_value(at->second, holder["affinity"], kSpecIndent + 2);
+          }
+          out_spec.put_written("affinity", at->second);
+        } else if (options.placement == DumpImportOptions::Placement::kPrefer) {
           YAML::Node holder = out_spec.affinity_holder(spec.raw());
           prefer_node(holder, node_name);
           out_spec.put("affinity", holder["affinity"]);
@@ -1367,7 +1411,7 @@ DumpImport import_kubernetes_dump(FileSource& files, const std::vector<std::stri
     p.text += "apiVersion: v1\nkind: Pod\nmetadata:";
     p.text += metadata_text;
     p.text += "spec:";
-    out_spec.write(p.text, spec.raw(), 2);
+    out_spec.write(p.text, spec.raw(), kSpecIndent);
     pods.push_back(std::move(p));
   });
   if (moved > 0) {
