@@ -152,17 +152,23 @@ void emit_value(std::string& out, const YAML::Node& n, int indent) {
 // (YAML::Node assignment writes through to the node it refers to, so nodes are never sorted or
 // assigned in containers here: orders are kept as indices.)
 // (A key's text is the key node's scalar, which lives as long as the tree.)
+// The indices of `entries` in the order of their keys (`key(entry)`).
+template <typename Entries, typename Key>
+std::vector<std::size_t> key_order(const Entries& entries, Key key) {
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return key(entries[a]) < key(entries[b]); });
+  return order;
+}
+
 void emit_map(std::string& out, const YAML::Node& n, int indent) {
   std::vector<std::pair<std::string_view, YAML::Node>> entries;
   entries.reserve(n.size());
   for (const auto& kv : n)
     entries.emplace_back(kv.first.Scalar(), kv.second);
-  std::vector<std::size_t> order(entries.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return entries[a].first < entries[b].first; });
-  for (std::size_t i : order) {
+  for (std::size_t i : key_order(entries, [](const auto& e) { return e.first; })) {
     out.append(static_cast<std::size_t>(indent), ' ');
     append_scalar(out, entries[i].first);
     out += ':';
@@ -285,12 +291,7 @@ struct SpecEdits {
       return;
     }
     out += '\n';
-    std::vector<std::size_t> order(entries.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return entries[a].key < entries[b].key; });
-    for (std::size_t i : order) {
+    for (std::size_t i : key_order(entries, [](const Field& f) { return f.key; })) {
       out.append(static_cast<std::size_t>(indent), ' ');
       append_scalar(out, entries[i].key);
       out += ':';
