@@ -147,11 +147,6 @@ void emit_value(std::string& out, const YAML::Node& n, int indent) {
   }
 }
 
-// Keys sorted, so the output does not depend on the key order of the input (kubectl's JSON
-// follows the API types' field order, its YAML the alphabet).
-// (YAML::Node assignment writes through to the node it refers to, so nodes are never sorted or
-// assigned in containers here: orders are kept as indices.)
-// (A key's text is the key node's scalar, which lives as long as the tree.)
 // The indices of `entries` in the order of their keys (`key(entry)`).
 template <typename Entries, typename Key>
 std::vector<std::size_t> key_order(const Entries& entries, Key key) {
@@ -163,6 +158,11 @@ std::vector<std::size_t> key_order(const Entries& entries, Key key) {
   return order;
 }
 
+// Keys sorted, so the output does not depend on the key order of the input (kubectl's JSON
+// follows the API types' field order, its YAML the alphabet).
+// (YAML::Node assignment writes through to the node it refers to, so nodes are never sorted or
+// assigned in containers here: orders are kept as indices.)
+// (A key's text is the key node's scalar, which lives as long as the tree.)
 void emit_map(std::string& out, const YAML::Node& n, int indent) {
   std::vector<std::pair<std::string_view, YAML::Node>> entries;
   entries.reserve(n.size());
