@@ -33,6 +33,19 @@ std::int64_t balanced_resource_score(std::span<const std::int64_t> requested,
 }
 
 namespace {
+// balanced_resource_score for two resources the node has (both allocatable above 0), inline
+// so that the scoring loop overlaps one node's divisions with the next's: the same operations
+// in the same order, so the same score.
+inline std::int64_t balanced_pair(std::int64_t requested0, std::int64_t allocatable0,
+                                  std::int64_t requested1, std::int64_t allocatable1) {
+  double f0 = static_cast<double>(requested0) / static_cast<double>(allocatable0);
+  if (f0 > 1) f0 = 1;
+  double f1 = static_cast<double>(requested1) / static_cast<double>(allocatable1);
+  if (f1 > 1) f1 = 1;
+  const double std_dev = std::abs((f0 - f1) / 2);
+  return static_cast<std::int64_t>((1 - std_dev) * static_cast<double>(fw::kMaxNodeScore));
+}
+
 struct BalancedState final : fw::StateData {
   std::vector<std::int64_t> pod_requests;
   std::vector<std::int64_t> requested, allocatable;  // scratch for score()
@@ -82,6 +95,25 @@ void BalancedAllocation::score_nodes(const fw::CycleState& state, const PodSpec&
   const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
   std::array<std::int64_t, 2> requested{}, allocatable{};
   const std::size_t n = resources_.size();
+  if (n == 2) {
+    const ResourceId r0 = resources_[0].resource;
+    const ResourceId r1 = resources_[1].resource;
+    const std::int64_t pod0 = s->pod_requests[0];
+    const std::int64_t pod1 = s->pod_requests[1];
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      const ScoreNode& c = copies[nodes[k]];
+      const std::int64_t a0 = c.allocatable[r0];
+      const std::int64_t a1 = c.allocatable[r1];
+      if (a0 == 0 || a1 == 0) [[unlikely]] {
+        requested = {c.requested[r0] + pod0, c.requested[r1] + pod1};
+        allocatable = {a0, a1};
+        out[k] = balanced_resource_score(requested, allocatable);
+      } else {
+        out[k] = balanced_pair(c.requested[r0] + pod0, a0, c.requested[r1] + pod1, a1);
+      }
+    }
+    return;
+  }
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const ScoreNode& c = copies[nodes[k]];
     for (std::size_t i = 0; i < n; ++i) {

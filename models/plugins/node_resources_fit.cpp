@@ -6,19 +6,21 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/exact_div.hpp"
+
 namespace capsim::plugins {
 
 std::int64_t least_requested_score(std::int64_t requested, std::int64_t capacity) {
   // ((capacity - requested) * MaxNodeScore) / capacity; 0 when it does not fit.
   if (capacity == 0 || requested > capacity) return 0;
-  return ((capacity - requested) * fw::kMaxNodeScore) / capacity;
+  return exact_div((capacity - requested) * fw::kMaxNodeScore, capacity);
 }
 
 std::int64_t most_requested_score(std::int64_t requested, std::int64_t capacity) {
   // (min(requested, capacity) * MaxNodeScore) / capacity.
   if (capacity == 0) return 0;
   if (requested > capacity) requested = capacity;
-  return (requested * fw::kMaxNodeScore) / capacity;
+  return exact_div(requested * fw::kMaxNodeScore, capacity);
 }
 
 std::int64_t broken_linear(const std::vector<UtilizationShapePoint>& shape, std::int64_t p) {
