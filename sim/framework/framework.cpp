@@ -98,6 +98,7 @@ void Framework::prepare_quick(const CycleState& state, const PodSpec& pod,
   quick_necessary_ = blank;
   quick_combined_ = blank;
   quick_all_ = cfg_.use_quick_checks;
+  necessary_sufficient_ = false;
   if (!cfg_.use_quick_checks) return;
   for (std::size_t k = 0; k < filter_.size(); ++k) {
     auto [i, p] = filter_[k];
@@ -106,12 +107,14 @@ void Framework::prepare_quick(const CycleState& state, const PodSpec& pod,
     p->quick_necessary(state, pod, needed);
     quick_necessary_.merge(needed);  // two model lists: the first stays, still necessary
     if (p->quick_requirement(state, pod, quick_req_[k])) {
+      quick_req_[k].index_models();
       quick_known_[k] = 1;
       quick_all_ = quick_all_ && quick_combined_.merge(quick_req_[k]);
     } else {
       quick_all_ = false;
     }
   }
+  necessary_sufficient_ = quick_all_ && quick_necessary_ == quick_combined_;
 }
 
 Status Framework::run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node,

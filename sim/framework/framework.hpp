@@ -73,6 +73,9 @@ class Framework {
   bool quick_feasible(const QuickNode& node) const {
     return quick_all_ && quick_combined_.met_by(node);
   }
+  // Whether quick_feasible() is quick_necessary().met_by() (the requirements are equal): then a
+  // node that meets the necessary requirement is feasible without a second look.
+  bool necessary_sufficient() const { return necessary_sufficient_; }
   // Filter: the first failing plugin's status, or success. With `quick` (the node's QuickNode,
   // exact for `node`), a plugin whose prepared requirement the copy meets is not called.
   Status run_filters(const CycleState& state, const PodSpec& pod, const NodeInfo& node,
@@ -118,6 +121,7 @@ class Framework {
   mutable QuickRequirement quick_necessary_;
   mutable QuickRequirement quick_combined_;
   mutable bool quick_all_ = false;
+  mutable bool necessary_sufficient_ = false;
 };
 
 }  // namespace capsim::fw

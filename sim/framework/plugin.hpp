@@ -106,6 +106,20 @@ struct QuickRequirement {
   bool untainted = false;                           // no NoSchedule/NoExecute taint
   bool has_gpus = false;                            // a GPU model at all
   const std::vector<GpuModelId>* models = nullptr;  // the node's model must be listed
+  // `models` as bits by id, when index_models() found every listed id below 64 (then a node
+  // whose model is 64 or above is not listed).
+  std::uint64_t model_bits = 0;
+  bool models_indexed = false;
+
+  // Fills model_bits from `models` (the framework calls it once the requirement is complete).
+  void index_models() {
+    model_bits = 0;
+    models_indexed = models != nullptr && std::all_of(models->begin(), models->end(),
+                                                      [](GpuModelId m) { return m < 64; });
+    if (!models_indexed) return;
+    for (GpuModelId m : *models)
+      model_bits |= std::uint64_t{1} << m;
+  }
 
   bool met_by(const QuickNode& q) const {
     // Amounts first, then flags: the common rejections are cheap and branch-light.
@@ -117,9 +131,11 @@ struct QuickRequirement {
         (has_gpus && q.gpu_model == kNoGpuModel)) {
       return false;
     }
-    return models == nullptr ||
-           std::find(models->begin(), models->end(), q.gpu_model) != models->end();
+    if (models == nullptr) return true;
+    if (models_indexed) return q.gpu_model < 64 && ((model_bits >> q.gpu_model) & 1) != 0;
+    return std::find(models->begin(), models->end(), q.gpu_model) != models->end();
   }
+  friend bool operator==(const QuickRequirement&, const QuickRequirement&) = default;
   // Adds `o`'s conditions; false if they cannot be expressed together (two model lists: the
   // first is kept, so a merged necessary requirement stays necessary).
   bool merge(const QuickRequirement& o) {
@@ -136,6 +152,7 @@ struct QuickRequirement {
     if (o.models != nullptr) {
       if (models != nullptr) return false;
       models = o.models;
+      index_models();
     }
     return true;
   }

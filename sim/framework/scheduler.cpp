@@ -447,6 +447,11 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       // Nodes whose QuickNode meets every filter's requirement are feasible without the plugins
       // (nodes with nominated pods never take a quick path).
       const QuickNode* quick_base = quick.data();
+      const bool necessary_sufficient = fw_->necessary_sufficient();
+      // The feasible nodes are written into room made up front (at most to_find of them).
+      feasible_.resize(static_cast<std::size_t>(to_find));
+      NodeId* const found = feasible_.data();
+      std::size_t found_count = 0;
       bool skipped_any = false;
       skipped_.clear();
       std::int32_t processed = 0;
@@ -486,17 +491,20 @@ ScheduleResult Scheduler::cycle(PodId pod) {
           if (!indexed) skipped_.push_back(id);
           continue;
         }
-        if (fw_->quick_feasible(quick_base[id]) &&
+        // quick_reject passed it, so it met the necessary requirement unless it has nominated
+        // pods (then it takes no quick path).
+        if ((necessary_sufficient || fw_->quick_feasible(quick_base[id])) &&
             (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
-          feasible_.push_back(id);
-          if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
+          found[found_count++] = id;
+          if (static_cast<std::int32_t>(found_count) >= to_find) break;
           continue;
         }
         Status s = filter_with_nominated(pod, spec, nodes[id]);
         if (s.is_success()) {
-          feasible_.push_back(id);
-          if (static_cast<std::int32_t>(feasible_.size()) >= to_find) break;
+          found[found_count++] = id;
+          if (static_cast<std::int32_t>(found_count) >= to_find) break;
         } else if (s.code == Code::kError) {
+          feasible_.resize(found_count);
           result.outcome = ScheduleResult::Outcome::kError;
           result.message =
               fmt::format("{}: {}", fw_->plugin_name(s.plugin), reasons_->text(s.reasons[0]));
@@ -506,6 +514,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
           if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
         }
       }
+      feasible_.resize(found_count);
       next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
       result.evaluated_nodes = processed;
       if (feasible_.empty() && skipped_any) {
@@ -604,7 +613,15 @@ ScheduleResult Scheduler::cycle(PodId pod) {
     std::size_t best_k = 0;
     std::uint64_t ties = 1;
     const bool random = fw_->config().tie_break == TieBreak::kRandom;
-    for (std::size_t k = 1; k < feasible_.size(); ++k) {
+    if (!random) {
+      // The first highest total, without a branch on each (the totals vary at random).
+      for (std::size_t k = 1; k < feasible_.size(); ++k) {
+        const bool higher = totals_[k] > best;
+        best = higher ? totals_[k] : best;
+        best_k = higher ? k : best_k;
+      }
+    }
+    for (std::size_t k = 1; random && k < feasible_.size(); ++k) {
       if (totals_[k] > best) {
         best = totals_[k];
         best_k = k;
