@@ -190,6 +190,11 @@ std::int64_t NodeResourcesFit::weighted_score(AllocReqOf alloc_req) const {
       }
     }
   }
+  return weighted_mean(node_score, weight_sum);
+}
+
+std::int64_t NodeResourcesFit::weighted_mean(std::int64_t node_score,
+                                             std::int64_t weight_sum) const {
   if (weight_sum == 0) return 0;
   if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio) {
     return static_cast<std::int64_t>(
@@ -225,12 +230,43 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
   // allocatable_and_requested for cpu and memory, from the copy: the node's allocatable, and its
   // non-zero requested plus the pod's.
   const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
-  for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const ScoreNode& c = copies[nodes[k]];
-    out[k] = weighted_score([&](std::size_t i) {
+  auto generic = [&](const ScoreNode& c) {
+    return weighted_score([&](std::size_t i) {
       const ResourceId r = args_.resources[i].resource;
       return AllocReq{c.allocatable[r], c.nonzero_requested[r] + s->pod_requests[i]};
     });
+  };
+  if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio ||
+      args_.resources.size() != 2) {
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      out[k] = generic(copies[nodes[k]]);
+    return;
+  }
+  // Two resources (cpu and memory, by default) by least or most allocated: weighted_score's
+  // sum with the resources, weights and the pod's requests read once, not for every node. A
+  // node without one of them takes weighted_score (it skips that resource and its weight).
+  const bool least = args_.strategy == ScoringStrategy::kLeastAllocated;
+  const ResourceId r0 = args_.resources[0].resource;
+  const ResourceId r1 = args_.resources[1].resource;
+  const std::int64_t w0 = args_.resources[0].weight;
+  const std::int64_t w1 = args_.resources[1].weight;
+  const std::int64_t pod0 = s->pod_requests[0];
+  const std::int64_t pod1 = s->pod_requests[1];
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const ScoreNode& c = copies[nodes[k]];
+    const std::int64_t a0 = c.allocatable[r0];
+    const std::int64_t a1 = c.allocatable[r1];
+    if (a0 == 0 || a1 == 0) [[unlikely]] {
+      out[k] = generic(c);
+      continue;
+    }
+    const std::int64_t q0 = c.nonzero_requested[r0] + pod0;
+    const std::int64_t q1 = c.nonzero_requested[r1] + pod1;
+    const std::int64_t sum = least ? least_requested_score(q0, a0) * w0 +
+                                         least_requested_score(q1, a1) * w1
+                                   : most_requested_score(q0, a0) * w0 +
+                                         most_requested_score(q1, a1) * w1;
+    out[k] = weighted_mean(sum, w0 + w1);
   }
 }
 

@@ -80,6 +80,8 @@ class NodeResourcesFit final : public fw::Plugin,
   // (allocatable, requested): score() from a NodeInfo, score_nodes() from a score copy.
   template <typename AllocReqOf>
   std::int64_t weighted_score(AllocReqOf alloc_req) const;
+  // The strategy's mean of the weighted per-resource scores (weighted_score's last step).
+  std::int64_t weighted_mean(std::int64_t node_score, std::int64_t weight_sum) const;
 
   NodeResourcesFitArgs args_;
   bool scores_cpu_memory_only_ = false;              // every args_.resources entry is cpu or memory
