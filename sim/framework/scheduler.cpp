@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include "sim/check.hpp"
@@ -467,52 +468,81 @@ ScheduleResult Scheduler::cycle(PodId pod) {
         for (const auto& [id, pods] : nominated_by_node_)
           quick_candidates_[id / 64] |= std::uint64_t{1} << (id % 64);
       }
-      for (std::size_t k = 0; k < n; ++k) {
-        std::size_t at = start + k < n ? start + k : start + k - n;
-        if (indexed) {
-          // Jump to the next candidate before the end of the array or, after the wrap, the start.
-          const std::size_t end = at >= start ? n : start;
-          const std::size_t next = QuickIndex::next(quick_candidates_, at, end);
-          if (next != at) {
-            skipped_any = true;
-            k += next - at;
-            at = next;
-            if (next == end) {  // no candidate before `end`: go on from there
-              processed = static_cast<std::int32_t>(k);
-              --k;
-              continue;
-            }
-          }
-        }
-        const NodeId id = static_cast<NodeId>(at);
-        processed = static_cast<std::int32_t>(k + 1);
+      // One node in evaluation order: quick-rejected, feasible, or filtered by the plugins.
+      enum class Visit : std::uint8_t { kNext, kEnough, kError };
+      auto visit = [&](NodeId id) __attribute__((always_inline)) {
         if (quick_reject(id)) {
           skipped_any = true;
           if (!indexed) skipped_.push_back(id);
-          continue;
+          return Visit::kNext;
         }
         // quick_reject passed it, so it met the necessary requirement unless it has nominated
         // pods (then it takes no quick path).
         if ((necessary_sufficient || fw_->quick_feasible(quick_base[id])) &&
             (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
           found[found_count++] = id;
-          if (static_cast<std::int32_t>(found_count) >= to_find) break;
-          continue;
+          return static_cast<std::int32_t>(found_count) >= to_find ? Visit::kEnough : Visit::kNext;
         }
         Status s = filter_with_nominated(pod, spec, nodes[id]);
         if (s.is_success()) {
           found[found_count++] = id;
-          if (static_cast<std::int32_t>(found_count) >= to_find) break;
-        } else if (s.code == Code::kError) {
-          feasible_.resize(found_count);
+          return static_cast<std::int32_t>(found_count) >= to_find ? Visit::kEnough : Visit::kNext;
+        }
+        if (s.code == Code::kError) {
           result.outcome = ScheduleResult::Outcome::kError;
           result.message =
               fmt::format("{}: {}", fw_->plugin_name(s.plugin), reasons_->text(s.reasons[0]));
-          return result;
-        } else {
-          diagnosis_.node_statuses.emplace_back(id, s);
-          if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+          return Visit::kError;
         }
+        diagnosis_.node_statuses.emplace_back(id, s);
+        if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
+        return Visit::kNext;
+      };
+      Visit last = Visit::kNext;
+      if (indexed) {
+        // The candidates' bits, a word at a time, from the start index to the end and then from
+        // the first node to the start index: every other node counts as processed and
+        // quick-rejected. Without a stop every node was processed.
+        std::size_t visited = 0;
+        NodeId stopped_at = 0;
+        auto scan = [&](std::size_t from, std::size_t to) {
+          for (std::size_t w = from / 64; w * 64 < to; ++w) {
+            std::uint64_t bits = quick_candidates_[w];
+            if (w == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
+            if ((w + 1) * 64 > to) bits &= (std::uint64_t{1} << (to % 64)) - 1;
+            while (bits != 0) {
+              const auto id =
+                  static_cast<NodeId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+              bits &= bits - 1;
+              ++visited;
+              const Visit v = visit(id);
+              if (v != Visit::kNext) {
+                stopped_at = id;
+                return v;
+              }
+            }
+          }
+          return Visit::kNext;
+        };
+        last = scan(start, n);
+        if (last == Visit::kNext) last = scan(0, start);
+        if (last == Visit::kNext) {
+          processed = num_nodes;
+          if (visited < n) skipped_any = true;
+        } else {
+          processed = static_cast<std::int32_t>(
+              (stopped_at >= start ? stopped_at - start : stopped_at + n - start) + 1);
+        }
+      } else {
+        for (std::size_t k = 0; k < n && last == Visit::kNext; ++k) {
+          const std::size_t at = start + k < n ? start + k : start + k - n;
+          processed = static_cast<std::int32_t>(k + 1);
+          last = visit(static_cast<NodeId>(at));
+        }
+      }
+      if (last == Visit::kError) {
+        feasible_.resize(found_count);
+        return result;
       }
       feasible_.resize(found_count);
       next_start_node_index_ = (start + static_cast<std::size_t>(processed)) % n;
