@@ -236,8 +236,7 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
       return AllocReq{c.allocatable[r], c.nonzero_requested[r] + s->pod_requests[i]};
     });
   };
-  if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio ||
-      args_.resources.size() != 2) {
+  if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio || args_.resources.size() != 2) {
     for (std::size_t k = 0; k < nodes.size(); ++k)
       out[k] = generic(copies[nodes[k]]);
     return;
@@ -262,10 +261,9 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
     }
     const std::int64_t q0 = c.nonzero_requested[r0] + pod0;
     const std::int64_t q1 = c.nonzero_requested[r1] + pod1;
-    const std::int64_t sum = least ? least_requested_score(q0, a0) * w0 +
-                                         least_requested_score(q1, a1) * w1
-                                   : most_requested_score(q0, a0) * w0 +
-                                         most_requested_score(q1, a1) * w1;
+    const std::int64_t sum =
+        least ? least_requested_score(q0, a0) * w0 + least_requested_score(q1, a1) * w1
+              : most_requested_score(q0, a0) * w0 + most_requested_score(q1, a1) * w1;
     out[k] = weighted_mean(sum, w0 + w1);
   }
 }
