@@ -103,23 +103,10 @@ void SchedulingQueue::done(PodId pod) {
 }
 
 std::optional<PodId> SchedulingQueue::pop(SimTime now) {
-  auto cmp = [this](const HeapItem& a, const HeapItem& b) { return fw_->queue_less(b.q, a.q); };
-  while (!active_heap_.empty()) {
-    std::pop_heap(active_heap_.begin(), active_heap_.end(), cmp);
-    const HeapItem top = active_heap_.back();
-    active_heap_.pop_back();
-    Entry* e = find(top.q.pod);
-    if (e == nullptr || e->version != top.version || e->where != Where::kActive) {
-      continue;  // stale entry
-    }
-    --active_count_;
-    e->where = Where::kInFlight;
-    ++e->attempts;
-    e->last_attempt = now;
-    ++in_flight_;
-    return top.q.pod;
-  }
-  return std::nullopt;
+  const std::optional<Popped> p = pop_any(now);
+  if (!p) return std::nullopt;
+  CAPSIM_CHECK(p->group == kNoGroup, "pop() met a group: its caller must use pop_any()");
+  return p->q.pod;
 }
 
 void SchedulingQueue::move_from_unschedulable(Entry& e, SimTime now) {
@@ -165,9 +152,17 @@ std::size_t SchedulingQueue::on_cluster_event(EventMask events, SimTime now) {
   if (unschedulable_count_ == 0) return 0;
   const std::uint64_t interested = fw_->plugins_interested_in(events);
   // A pod rejected without a plugin to blame (an error) retries on any event.
-  return move_unschedulable_if(
+  std::size_t moved = move_unschedulable_if(
       [interested](const Entry& e) { return e.rejectors == 0 || (e.rejectors & interested) != 0; },
       now);
+  if (!parked_groups_.empty()) {
+    moved += move_groups_if(
+        [interested](const Group& g) {
+          return g.sig.rejectors == 0 || (g.sig.rejectors & interested) != 0;
+        },
+        now);
+  }
+  return moved;
 }
 
 void SchedulingQueue::flush_backoff(SimTime now) {
@@ -178,6 +173,13 @@ void SchedulingQueue::flush_backoff(SimTime now) {
     std::pop_heap(backoff_heap_.begin(), backoff_heap_.end(), cmp);
     const BackoffItem top = backoff_heap_.back();
     backoff_heap_.pop_back();
+    if (top.group != kNoGroup) {
+      if (groups_[top.group].state == GroupState::kBackoff &&
+          groups_[top.group].version == top.version) {
+        push_group_active(top.group);
+      }
+      continue;
+    }
     Entry* e = find(top.pod);
     if (e == nullptr || e->version != top.version || e->where != Where::kBackoff) continue;
     --backoff_count_;
@@ -195,9 +197,14 @@ void SchedulingQueue::flush_unschedulable_leftover(SimTime now) {
   if (limit <= 0) return;
   move_unschedulable_if(
       [now, limit](const Entry& e) { return now - e.unschedulable_since > limit; }, now);
+  if (!parked_groups_.empty())
+    move_groups_if([now, limit](const Group& g) { return now - g.ts > limit; }, now);
 }
 
 void SchedulingQueue::remove(PodId pod) {
+  // Bulk retries are only on where nothing removes a pending pod (Simulation::bulk_retries_ok).
+  CAPSIM_CHECK(pod >= grouped_.size() || grouped_[pod] == 0,
+               "a pod in a bulk-retry group was removed from the scheduling queue");
   const Entry* e = find(pod);
   if (e == nullptr) return;
   switch (e->where) {
@@ -215,6 +222,407 @@ void SchedulingQueue::remove(PodId pod) {
       break;
   }
   erase(pod);  // heap entries become stale
+}
+
+}  // namespace capsim::fw
+
+// --- Bulk retries ---------------------------------------------------------------------------
+
+namespace capsim::fw {
+
+void SchedulingQueue::enable_groups() {
+  groups_on_ = true;
+  // The members of a group all back off for pod_max_backoff: from this many attempts on.
+  capped_attempts_ = 1;
+  while (capped_attempts_ < 64 &&
+         backoff_duration(capped_attempts_) < fw_->config().pod_max_backoff) {
+    ++capped_attempts_;
+  }
+}
+
+void SchedulingQueue::count_group(const Group& g, std::ptrdiff_t sign) {
+  const auto n = static_cast<std::size_t>(sign) * g.size;  // wraps for -1, as intended
+  switch (g.state) {
+    case GroupState::kActive:
+      active_count_ += n;
+      break;
+    case GroupState::kBackoff:
+      backoff_count_ += n;
+      break;
+    case GroupState::kUnschedulable:
+      unschedulable_count_ += n;
+      break;
+    case GroupState::kDeferred:
+      in_flight_ += n;
+      break;
+    case GroupState::kFree:
+      break;
+  }
+}
+
+std::uint32_t SchedulingQueue::new_group(std::uint32_t cls, std::int32_t priority, SimTime ts,
+                                         Signature sig) {
+  std::uint32_t g = 0;
+  if (!free_groups_.empty()) {
+    g = free_groups_.back();
+    free_groups_.pop_back();
+  } else {
+    g = static_cast<std::uint32_t>(groups_.size());
+    groups_.emplace_back();
+  }
+  Group& G = groups_[g];
+  G = Group{};
+  G.cls = cls;
+  G.priority = priority;
+  G.ts = ts;
+  G.sig = sig;
+  G.version = ++next_version_;
+  return g;
+}
+
+void SchedulingQueue::free_group(std::uint32_t g) {
+  Group& G = groups_[g];
+  count_group(G, -1);
+  G.state = GroupState::kFree;
+  G.root = kNoPod;
+  G.size = 0;
+  G.version = ++next_version_;  // its heap and list entries go stale
+  free_groups_.push_back(g);
+}
+
+void SchedulingQueue::push_group_active(std::uint32_t g) {
+  Group& G = groups_[g];
+  count_group(G, -1);
+  G.state = GroupState::kActive;
+  count_group(G, +1);
+  G.version = ++next_version_;
+  active_heap_.push_back({QueuedPodInfo{G.root, G.priority, G.ts, seq_of(G.root)}, G.version, g});
+  std::push_heap(
+      active_heap_.begin(), active_heap_.end(),
+      [this](const HeapItem& a, const HeapItem& b) { return fw_->queue_less(b.q, a.q); });
+}
+
+void SchedulingQueue::push_group_backoff(std::uint32_t g) {
+  Group& G = groups_[g];
+  count_group(G, -1);
+  G.state = GroupState::kBackoff;
+  count_group(G, +1);
+  G.version = ++next_version_;
+  backoff_heap_.push_back(
+      {G.ts + backoff_duration(capped_attempts_), seq_of(G.root), G.root, G.version, g});
+  std::push_heap(backoff_heap_.begin(), backoff_heap_.end(),
+                 [](const BackoffItem& a, const BackoffItem& b) {
+                   return a.expiry > b.expiry || (a.expiry == b.expiry && a.seq > b.seq);
+                 });
+}
+
+void SchedulingQueue::park_group(std::uint32_t g) {
+  Group& G = groups_[g];
+  count_group(G, -1);
+  G.state = GroupState::kUnschedulable;
+  count_group(G, +1);
+  G.version = ++next_version_;
+  parked_groups_.push_back({g, G.version});
+}
+
+PodId SchedulingQueue::meld(PodId a, PodId b) {
+  if (a == kNoPod) return b;
+  if (b == kNoPod) return a;
+  if (seq_of(b) < seq_of(a)) std::swap(a, b);
+  sibling_[b] = child_[a];
+  child_[a] = b;
+  return a;
+}
+
+PodId SchedulingQueue::pop_root(PodId root) {
+  // Two-pass pairing of the root's children.
+  scratch_.clear();
+  for (PodId c = child_[root]; c != kNoPod;) {
+    const PodId next = sibling_[c];
+    sibling_[c] = kNoPod;
+    scratch_.push_back(c);
+    c = next;
+  }
+  child_[root] = kNoPod;
+  std::size_t pairs = 0;
+  for (std::size_t i = 0; i < scratch_.size(); i += 2) {
+    scratch_[pairs++] = i + 1 < scratch_.size() ? meld(scratch_[i], scratch_[i + 1]) : scratch_[i];
+  }
+  PodId r = kNoPod;
+  for (std::size_t i = pairs; i-- > 0;)
+    r = meld(scratch_[i], r);
+  return r;
+}
+
+template <typename F>
+void SchedulingQueue::visit_members(PodId root, F f) const {
+  if (root == kNoPod) return;
+  std::vector<PodId> stack{root};
+  while (!stack.empty()) {
+    const PodId p = stack.back();
+    stack.pop_back();
+    f(p);
+    for (PodId c = child_[p]; c != kNoPod; c = sibling_[c])
+      stack.push_back(c);
+  }
+}
+
+void SchedulingQueue::add_member(std::uint32_t g, PodId p, std::uint64_t seq, std::int64_t owed) {
+  if (p >= grouped_.size()) {
+    const std::size_t n = std::max<std::size_t>(std::size_t{p} + 1, grouped_.size() * 2);
+    grouped_.resize(n, 0);
+    member_seq_.resize(n, 0);
+    child_.resize(n, kNoPod);
+    sibling_.resize(n, kNoPod);
+    join_.resize(n, 0);
+  }
+  Group& G = groups_[g];
+  grouped_[p] = 1;
+  member_seq_[p] = seq;
+  child_[p] = kNoPod;
+  sibling_[p] = kNoPod;
+  join_[p] = G.failures - owed;
+  count_group(G, -1);
+  G.root = meld(G.root, p);
+  G.max_seq = G.size == 0 ? seq : std::max(G.max_seq, seq);
+  ++G.size;
+  count_group(G, +1);
+}
+
+void SchedulingQueue::merge_groups(std::uint32_t into, std::uint32_t from) {
+  Group& A = groups_[into];
+  Group& B = groups_[from];
+  count_group(A, -1);
+  count_group(B, -1);
+  if (B.size > A.size) {
+    // Re-base the smaller group's members: keep the larger's heap and failure count in `into`.
+    std::swap(A.root, B.root);
+    std::swap(A.size, B.size);
+    std::swap(A.max_seq, B.max_seq);
+    std::swap(A.failures, B.failures);
+  }
+  const std::int64_t delta = A.failures - B.failures;
+  if (delta != 0) visit_members(B.root, [&](PodId m) { join_[m] += delta; });
+  A.root = meld(A.root, B.root);
+  A.max_seq = std::max(A.max_seq, B.max_seq);
+  A.size += B.size;
+  B.root = kNoPod;
+  B.size = 0;
+  count_group(A, +1);
+  free_group(from);
+}
+
+std::uint32_t SchedulingQueue::failed_group(std::uint32_t cls, std::int32_t priority, Signature sig,
+                                            SimTime now) {
+  if (failed_now_time_ != now) {
+    failed_now_.clear();
+    failed_now_time_ = now;
+  }
+  for (FailedNow& f : failed_now_) {
+    if (f.cls != cls || f.priority != priority || !(f.sig == sig)) continue;
+    const Group& G = groups_[f.group];
+    if (G.state == GroupState::kUnschedulable && G.version == f.version) return f.group;
+    // Moved by an event since (its members failed before it): later failures start anew.
+    f = failed_now_.back();
+    failed_now_.pop_back();
+    break;
+  }
+  const std::uint32_t g = new_group(cls, priority, now, sig);
+  park_group(g);
+  failed_now_.push_back({cls, priority, sig, g, groups_[g].version});
+  return g;
+}
+
+std::optional<SchedulingQueue::Popped> SchedulingQueue::pop_any(SimTime now) {
+  auto cmp = [this](const HeapItem& a, const HeapItem& b) { return fw_->queue_less(b.q, a.q); };
+  while (!active_heap_.empty()) {
+    std::pop_heap(active_heap_.begin(), active_heap_.end(), cmp);
+    const HeapItem top = active_heap_.back();
+    active_heap_.pop_back();
+    if (top.group != kNoGroup) {
+      const Group& G = groups_[top.group];
+      if (G.state != GroupState::kActive || G.version != top.version) continue;  // stale
+      return Popped{top.q, top.group};
+    }
+    Entry* e = find(top.q.pod);
+    if (e == nullptr || e->version != top.version || e->where != Where::kActive) continue;
+    --active_count_;
+    e->where = Where::kInFlight;
+    ++e->attempts;
+    e->last_attempt = now;
+    ++in_flight_;
+    return Popped{top.q, kNoGroup};
+  }
+  return std::nullopt;
+}
+
+std::pair<PodId, std::int64_t> SchedulingQueue::take_member(std::uint32_t g, SimTime now) {
+  Group& G = groups_[g];
+  CAPSIM_CHECK(G.state == GroupState::kActive && G.size > 0,
+               "a member was taken from a group that was not popped");
+  const PodId m = G.root;
+  const std::int64_t owed = G.failures - join_[m];
+  count_group(G, -1);
+  G.root = pop_root(m);
+  --G.size;
+  count_group(G, +1);
+  grouped_[m] = 0;
+  const std::uint64_t seq = member_seq_[m];
+  const QueuedPodInfo q{m, G.priority, G.ts, seq};
+  const SimTime since = G.ts;
+  const std::uint64_t rejectors = G.sig.rejectors;
+  if (G.size == 0) {
+    free_group(g);
+  } else {
+    push_group_active(g);
+  }
+  Entry& e = insert(m);
+  e.q = q;
+  e.where = Where::kInFlight;
+  e.attempts = capped_attempts_ + 1;
+  e.last_attempt = now;
+  e.unschedulable_since = since;
+  e.rejectors = rejectors;
+  e.version = ++next_version_;
+  ++in_flight_;
+  return {m, owed};
+}
+
+std::size_t SchedulingQueue::defer(std::uint32_t g, Signature sig) {
+  Group& G = groups_[g];
+  CAPSIM_CHECK(G.state == GroupState::kActive, "a group was deferred that was not popped");
+  count_group(G, -1);
+  G.state = GroupState::kDeferred;
+  G.sig = sig;
+  count_group(G, +1);
+  G.version = ++next_version_;
+  deferred_.push_back(g);
+  return G.size;
+}
+
+void SchedulingQueue::for_each_straddling(
+    const QueuedPodInfo& key, const std::function<void(std::uint32_t, Signature, PodId)>& f) {
+  // Deferred groups were popped before `key`; those with the same priority and timestamp may
+  // still have members after it (PrioritySort: priority, then timestamp, then seq).
+  for (std::size_t i = 0; i < deferred_.size(); ++i) {
+    const std::uint32_t g = deferred_[i];
+    const Group& G = groups_[g];
+    if (G.state != GroupState::kDeferred) continue;
+    if (G.priority == key.priority && G.ts == key.timestamp && G.max_seq > key.seq)
+      f(g, G.sig, G.root);
+  }
+}
+
+bool SchedulingQueue::deferred_after(const QueuedPodInfo& key) const {
+  return std::any_of(deferred_.begin(), deferred_.end(), [&](std::uint32_t g) {
+    const Group& G = groups_[g];
+    return G.state == GroupState::kDeferred && G.priority == key.priority &&
+           G.ts == key.timestamp && G.max_seq > key.seq;
+  });
+}
+
+std::size_t SchedulingQueue::split(std::uint32_t g, const QueuedPodInfo& key) {
+  Group& G = groups_[g];
+  std::vector<PodId> head, tail;
+  visit_members(G.root, [&](PodId m) { (member_seq_[m] > key.seq ? tail : head).push_back(m); });
+  CAPSIM_CHECK(!head.empty() && !tail.empty(), "a deferred group was split outside its range");
+  const std::int64_t failures = G.failures;
+  const std::uint32_t cls = G.cls;
+  const std::int32_t priority = G.priority;
+  const SimTime ts = G.ts;
+  const Signature sig = G.sig;
+  count_group(G, -1);
+  G.root = kNoPod;
+  G.size = 0;
+  for (PodId m : head) {
+    child_[m] = sibling_[m] = kNoPod;
+    const std::int64_t owed = failures - join_[m];
+    G.root = meld(G.root, m);
+    G.max_seq = G.size == 0 ? member_seq_[m] : std::max(G.max_seq, member_seq_[m]);
+    ++G.size;
+    join_[m] = failures - owed;
+  }
+  count_group(G, +1);
+  const std::uint32_t t = new_group(cls, priority, ts, sig);
+  groups_[t].failures = failures;
+  for (PodId m : tail)
+    add_member(t, m, member_seq_[m], failures - join_[m]);
+  push_group_active(t);
+  return tail.size();
+}
+
+void SchedulingQueue::finish_deferred(SimTime now) {
+  for (const std::uint32_t g : deferred_) {
+    Group& G = groups_[g];
+    if (G.state != GroupState::kDeferred) continue;
+    ++G.failures;
+    G.ts = now;
+    const std::uint32_t cls = G.cls;
+    const std::int32_t priority = G.priority;
+    const Signature sig = G.sig;
+    park_group(g);
+    if (failed_now_time_ != now) {
+      failed_now_.clear();
+      failed_now_time_ = now;
+    }
+    bool merged = false;
+    for (const FailedNow& f : failed_now_) {
+      if (f.cls != cls || f.priority != priority || !(f.sig == sig)) continue;
+      const Group& F = groups_[f.group];
+      if (F.state != GroupState::kUnschedulable || F.version != f.version) continue;
+      merge_groups(f.group, g);
+      merged = true;
+      break;
+    }
+    if (!merged) failed_now_.push_back({cls, priority, sig, g, groups_[g].version});
+  }
+  deferred_.clear();
+}
+
+void SchedulingQueue::add_unschedulable(PodId pod, std::uint64_t rejector_plugins, SimTime now,
+                                        std::uint32_t cls, bool unresolvable) {
+  const Entry* e = find(pod);
+  if (!groups_on_ || cls == kNoClass || e == nullptr || e->where != Where::kInFlight ||
+      e->attempts < capped_attempts_) {
+    add_unschedulable(pod, rejector_plugins, now);
+    return;
+  }
+  const QueuedPodInfo q = e->q;
+  --in_flight_;
+  erase(pod);
+  const std::uint32_t g = failed_group(cls, q.priority, {rejector_plugins, unresolvable}, now);
+  add_member(g, pod, q.seq, 0);
+}
+
+template <typename Pred>
+std::size_t SchedulingQueue::move_groups_if(Pred moves, SimTime now) {
+  std::size_t kept = 0;
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < parked_groups_.size(); ++i) {
+    const ParkedGroup p = parked_groups_[i];
+    const Group& G = groups_[p.group];
+    if (G.state != GroupState::kUnschedulable || G.version != p.version) continue;
+    if (moves(G)) {
+      moved += G.size;
+      if (now < G.ts + backoff_duration(capped_attempts_)) {
+        push_group_backoff(p.group);
+      } else {
+        push_group_active(p.group);
+      }
+    } else {
+      parked_groups_[kept++] = p;
+    }
+  }
+  parked_groups_.resize(kept);
+  return moved;
+}
+
+void SchedulingQueue::for_each_member(
+    const std::function<void(PodId, std::int64_t, Signature)>& f) const {
+  for (const Group& G : groups_) {
+    if (G.state == GroupState::kFree) continue;
+    visit_members(G.root, [&](PodId m) { f(m, G.failures - join_[m], G.sig); });
+  }
 }
 
 }  // namespace capsim::fw

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,9 +40,60 @@ class SchedulingQueue {
   void flush_unschedulable_leftover(SimTime now);
   // Removes a pod wherever it is (it gave up or was deleted).
   void remove(PodId pod);
-  bool contains(PodId pod) const { return find(pod) != nullptr; }
+  bool contains(PodId pod) const {
+    return find(pod) != nullptr || (pod < grouped_.size() && grouped_[pod] != 0);
+  }
 
-  std::size_t size() const { return entries_.size() - free_.size() - in_flight_; }
+  // --- Bulk retries (docs/scheduling.md, "A backlog"). ---
+  // Pods whose backoff has reached its cap and that failed alike at the same instant behave
+  // alike until one of them can be placed: the same cluster events move them, their backoffs
+  // end together, and a retry of one on an unchanged cluster fails as it did. Such pods are
+  // kept as one group: the queue moves the group, and the Simulation fails a whole group with
+  // one decision when its class is known to fail on the cluster as it stands. A group pops
+  // (pop_any) with the key of its first member (lowest seq; members share priority and
+  // timestamp), so the queue order is that of its members.
+  struct Signature {
+    std::uint64_t rejectors = 0;
+    bool unresolvable = false;
+    bool operator==(const Signature&) const = default;
+  };
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
+  static constexpr std::uint32_t kNoClass = ~std::uint32_t{0};
+  struct Popped {
+    QueuedPodInfo q;                 // a pod's key, or a group's first member's
+    std::uint32_t group = kNoGroup;  // kNoGroup: q.pod is a pod in flight (as pop() returns)
+  };
+  void enable_groups();
+  bool groups_enabled() const { return groups_on_; }
+  // pop(), or a group in activeQ whose first member comes next.
+  std::optional<Popped> pop_any(SimTime now);
+  std::uint32_t group_class(std::uint32_t g) const { return groups_[g].cls; }
+  // The group's first member leaves it to be attempted as a pod in flight (as pop() leaves a
+  // pod); the rest of the group goes back to activeQ. Returns the member and the attempts the
+  // group made for it that its PodState has not counted yet.
+  std::pair<PodId, std::int64_t> take_member(std::uint32_t g, SimTime now);
+  // Every member of the group fails in this cycle with `sig`; returns how many members.
+  std::size_t defer(std::uint32_t g, Signature sig);
+  // Deferred groups with members after `key` (which was attempted and placed after the group
+  // was deferred): `split(g, key)` gives them back to activeQ when their failure would not be
+  // the same after the placement, and returns how many (their attempts are still to come).
+  void for_each_straddling(const QueuedPodInfo& key,
+                           const std::function<void(std::uint32_t g, Signature sig, PodId any)>& f);
+  std::size_t split(std::uint32_t g, const QueuedPodInfo& key);
+  // Whether some deferred group has members after `key`: pods that are, as far as the rest of
+  // the run can tell, still in activeQ.
+  bool deferred_after(const QueuedPodInfo& key) const;
+  // Ends the cycle: the deferred groups failed now; alike groups that failed at the same time
+  // become one.
+  void finish_deferred(SimTime now);
+  // add_unschedulable for a pod of class `cls` that may join a group (kNoClass: it may not).
+  void add_unschedulable(PodId pod, std::uint64_t rejector_plugins, SimTime now, std::uint32_t cls,
+                         bool unresolvable);
+  // Every grouped pod, with the attempts owed to its PodState and its last failure.
+  void for_each_member(const std::function<void(PodId, std::int64_t, Signature)>& f) const;
+  std::size_t group_count() const { return groups_.size() - free_groups_.size(); }
+
+  std::size_t size() const { return active_count_ + backoff_count_ + unschedulable_count_; }
   std::size_t active() const { return active_count_; }
   std::size_t backoff() const { return backoff_count_; }
   std::size_t unschedulable() const { return unschedulable_count_; }
@@ -61,12 +113,27 @@ class SchedulingQueue {
   struct HeapItem {
     QueuedPodInfo q;
     std::uint64_t version;
+    std::uint32_t group = kNoGroup;
   };
   struct BackoffItem {
     SimTime expiry;
     std::uint64_t seq;
     PodId pod;
     std::uint64_t version;
+    std::uint32_t group = kNoGroup;
+  };
+  enum class GroupState : std::uint8_t { kFree, kActive, kBackoff, kUnschedulable, kDeferred };
+  struct Group {
+    std::uint32_t cls = kNoClass;
+    std::int32_t priority = 0;
+    SimTime ts = 0;  // its members' last attempt, queue timestamp and unschedulable_since
+    Signature sig;
+    GroupState state = GroupState::kFree;
+    std::uint64_t version = 0;
+    PodId root = kNoPod;  // pairing heap of the members by seq
+    std::uint64_t max_seq = 0;
+    std::size_t size = 0;
+    std::int64_t failures = 0;  // whole-group failures so far (members' owed attempts)
   };
   // A pod put in unschedulablePods, at the version add_unschedulable gave it.
   struct Parked {
@@ -90,6 +157,26 @@ class SchedulingQueue {
   // map; capsim keeps the order fixed so runs repeat). Returns how many moved.
   template <typename Pred>
   std::size_t move_unschedulable_if(Pred moves, SimTime now);
+  template <typename Pred>
+  std::size_t move_groups_if(Pred moves, SimTime now);
+
+  // Groups.
+  std::uint32_t new_group(std::uint32_t cls, std::int32_t priority, SimTime ts, Signature sig);
+  void free_group(std::uint32_t g);
+  void push_group_active(std::uint32_t g);
+  void push_group_backoff(std::uint32_t g);
+  void park_group(std::uint32_t g);
+  void count_group(const Group& g, std::ptrdiff_t sign);
+  std::uint64_t seq_of(PodId p) const { return member_seq_[p]; }
+  PodId meld(PodId a, PodId b);
+  PodId pop_root(PodId root);
+  void add_member(std::uint32_t g, PodId p, std::uint64_t seq, std::int64_t owed);
+  // Moves every member of `from` into `into` (the smaller's owed attempts are re-based).
+  void merge_groups(std::uint32_t into, std::uint32_t from);
+  template <typename F>
+  void visit_members(PodId root, F f) const;
+  // The failed-now group for (class, signature, priority) at `now`, made if needed.
+  std::uint32_t failed_group(std::uint32_t cls, std::int32_t priority, Signature sig, SimTime now);
 
   const Framework* fw_;
   // The queue's pods: entries_ in slots (free_ lists the unused ones), found through slot_of_,
@@ -111,6 +198,33 @@ class SchedulingQueue {
   std::size_t in_flight_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t next_version_ = 0;
+
+  bool groups_on_ = false;
+  std::int32_t capped_attempts_ = 1;  // attempts from which the backoff is pod_max_backoff
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> free_groups_;
+  struct ParkedGroup {
+    std::uint32_t group;
+    std::uint64_t version;
+  };
+  std::vector<ParkedGroup> parked_groups_;  // entries whose version moved on are stale
+  std::vector<std::uint32_t> deferred_;
+  // Per pod: whether it is in a group, and for members their seq, pairing-heap links and the
+  // group's failure count their owed attempts are counted from.
+  std::vector<std::uint8_t> grouped_;
+  std::vector<std::uint64_t> member_seq_;
+  std::vector<PodId> child_, sibling_;
+  std::vector<std::int64_t> join_;
+  std::vector<PodId> scratch_;
+  struct FailedNow {
+    std::uint32_t cls;
+    std::int32_t priority;
+    Signature sig;
+    std::uint32_t group;
+    std::uint64_t version;
+  };
+  SimTime failed_now_time_ = -1;
+  std::vector<FailedNow> failed_now_;
 };
 
 }  // namespace capsim::fw

@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
 #include "fixtures/builders.hpp"
 #include "models/plugin_registry.hpp"
 
@@ -164,4 +168,86 @@ TEST_CASE("a pod removed while unschedulable and queued again moves once, as its
   q.remove(6);
   CHECK(q.size() == 0);
   CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, 30 * kSecond) == 0);
+}
+
+TEST_CASE("pods that fail alike once their backoff is capped are moved and popped as a group") {
+  Rig r;
+  fw::SchedulingQueue q(*r.fw);
+  q.enable_groups();
+  const std::uint64_t fit = r.plugin_bit("NodeResourcesFit");
+  for (PodId p = 0; p < 4; ++p)
+    q.add(p, 0, 0);
+  // Five failed rounds, 100 s apart: the fifth attempt reaches the 10 s backoff cap.
+  SimTime t = 0;
+  for (int round = 1; round <= 5; ++round) {
+    t = round * 100 * kSecond;
+    if (round > 1) CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, t) == 4);
+    for (PodId want = 0; want < 4; ++want) {
+      const auto popped = q.pop_any(t);
+      REQUIRE(popped.has_value());
+      CHECK(popped->group == fw::SchedulingQueue::kNoGroup);
+      CHECK(popped->q.pod == want);
+      q.add_unschedulable(want, fit, t, 0, false);
+    }
+    CHECK(q.group_count() == (round < 5 ? 0u : 1u));
+  }
+  CHECK(q.size() == 4);
+  CHECK(q.unschedulable() == 4);
+  CHECK(q.contains(2));
+  // An event Fit did not register for leaves the group; one it did moves it, into backoffQ
+  // while its members' 10 s backoff runs.
+  CHECK(q.on_cluster_event(fw::kEvAssignedPodAdded, t + kSecond) == 0);
+  CHECK(q.on_cluster_event(fw::kEvAssignedPodDeleted, t + 5 * kSecond) == 4);
+  CHECK(q.backoff() == 4);
+  CHECK(q.next_backoff_expiry() == t + 10 * kSecond);
+  const SimTime now = t + 10 * kSecond;
+  q.flush_backoff(now);
+  CHECK(q.active() == 4);
+  q.add(9, 0, now);  // a newcomer queues behind the group, which entered earlier
+
+  // The group pops with its first member's key; that member can be taken out alone.
+  auto popped = q.pop_any(now);
+  REQUIRE(popped.has_value());
+  const std::uint32_t g = popped->group;
+  REQUIRE(g != fw::SchedulingQueue::kNoGroup);
+  CHECK(popped->q.pod == 0);
+  CHECK(popped->q.timestamp == t);
+  const auto [member, owed] = q.take_member(g, now);
+  CHECK(member == 0);
+  CHECK(owed == 0);
+  q.done(0);
+  // The rest of it pops next, keyed by pod 1, and fails whole.
+  popped = q.pop_any(now);
+  REQUIRE(popped.has_value());
+  CHECK(popped->group == g);
+  CHECK(popped->q.pod == 1);
+  CHECK(q.defer(g, {fit, false}) == 3);
+  // A pod placed between its members (same priority and timestamp, seq between pod 2's and
+  // pod 3's): pod 3 counts as still queued, and a split gives it back to activeQ.
+  fw::QueuedPodInfo between = popped->q;
+  between.seq += 1;  // pod 2's seq
+  CHECK(q.deferred_after(between));
+  CHECK(q.split(g, between) == 1);
+  popped = q.pop_any(now);
+  REQUIRE(popped.has_value());
+  CHECK(popped->group != fw::SchedulingQueue::kNoGroup);
+  CHECK(popped->q.pod == 3);
+  CHECK(q.defer(popped->group, {fit, true}) == 1);
+  // Then the newcomer.
+  popped = q.pop_any(now);
+  REQUIRE(popped.has_value());
+  CHECK(popped->q.pod == 9);
+  q.done(9);
+  CHECK_FALSE(q.pop_any(now).has_value());
+  // At the end of the cycle the deferred members failed once more, each with its signature.
+  q.finish_deferred(now);
+  CHECK(q.unschedulable() == 3);
+  std::vector<std::tuple<PodId, std::int64_t, bool>> members;
+  q.for_each_member([&](PodId p, std::int64_t n, fw::SchedulingQueue::Signature sig) {
+    members.emplace_back(p, n, sig.unresolvable);
+  });
+  std::sort(members.begin(), members.end());
+  CHECK(members == std::vector<std::tuple<PodId, std::int64_t, bool>>{
+                       {1, 1, false}, {2, 1, false}, {3, 1, true}});
+  CHECK(q.group_count() == 2);  // different signatures stay apart
 }
