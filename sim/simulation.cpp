@@ -87,8 +87,21 @@ void Simulation::arm_backoff_wake() {
 }
 
 void Simulation::cluster_event(fw::EventMask ev) {
+  if (placing_ != nullptr && (ev & ~fw::EventMask{fw::kEvAssignedPodAdded}) != 0) {
+    // The pod being placed failed on its node (its kubelet refused the devices): the deferred
+    // members before it failed before this event and are moved by it as any pod; those after
+    // it are attempted after it, on the cluster it leaves.
+    queue_.for_each_straddling(*placing_,
+                               [this](std::uint32_t g, fw::SchedulingQueue::Signature, PodId) {
+                                 bulk_cycles_ -= queue_.split(g, *placing_);
+                               });
+    queue_.finish_deferred(engine_.now());
+  }
   queue_.on_cluster_event(ev, engine_.now());
-  if (queue_.has_active()) request_cycle();
+  // Members of deferred groups after the pod being placed are, to everything else, still in
+  // activeQ.
+  if (queue_.has_active() || (placing_ != nullptr && queue_.deferred_after(*placing_)))
+    request_cycle();
   arm_backoff_wake();
 }
 
@@ -245,6 +258,8 @@ void Simulation::begin(RunInfo& info) {
   std::stable_sort(arrivals_.begin(), arrivals_.end(),
                    [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
   models_.admission->attach(*this);
+  bulk_on_ = bulk_retries_ok();
+  if (bulk_on_) queue_.enable_groups();
 
   recorder_->begin_run(info, *world_);
   if (!arrivals_.empty()) engine_.schedule(arrivals_.front().time, kArrival);
@@ -289,6 +304,17 @@ void Simulation::run_before(SimTime t, RunInfo& info) {
   const SimTime last = std::min(t - 1, config_.horizon);
   if (last >= 0) engine_.run_until(last);
   if (stop_requested_) throw Interrupted();
+  settle_group_members();
+}
+
+void Simulation::settle_group_members() {
+  if (!bulk_on_) return;
+  // Grouped pods' PodStates: the attempts their groups made for them, and how the last ended.
+  queue_.for_each_member([this](PodId p, std::int64_t owed, fw::SchedulingQueue::Signature sig) {
+    PodState& s = cluster_.pod(p);
+    s.attempts += static_cast<std::int32_t>(owed);
+    s.last_unresolvable = sig.unresolvable;
+  });
 }
 
 RunResult Simulation::run(RunInfo& info) {
@@ -318,6 +344,7 @@ RunResult Simulation::run(RunInfo& info) {
   }
 
   RunResult out;
+  settle_group_members();
   out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
   lifecycle_.check_invariants();
@@ -329,7 +356,8 @@ RunResult Simulation::run(RunInfo& info) {
   if (spot_on_) check_spot_invariants();
   out.end_time = end;
   out.events = engine_.processed();
-  out.cycles = scheduler_.cycles();
+  out.cycles = scheduler_.cycles() + bulk_cycles_;
+  out.bulk_cycles = bulk_cycles_;
   out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
                                 out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
@@ -480,8 +508,21 @@ void Simulation::on_schedule_cycle(const Event&) {
   cycle_scheduled_ = false;
   const SimTime now = engine_.now();
   queue_.flush_backoff(now);
-  while (auto popped = queue_.pop(now)) {
-    const PodId pod = *popped;
+  while (auto popped = queue_.pop_any(now)) {
+    PodId pod = popped->q.pod;
+    if (popped->group != fw::SchedulingQueue::kNoGroup) {
+      // A group of pods that failed alike: if its class is known to fail on the cluster as it
+      // stands, every member fails so, as its own attempt would; otherwise its first member is
+      // attempted as any pod.
+      const ClassFailure& cf = class_failures_[queue_.group_class(popped->group)];
+      if (cf.generation == cluster_.generation()) {
+        bulk_cycles_ += queue_.defer(popped->group, cf.sig);
+        continue;
+      }
+      const auto [member, owed] = queue_.take_member(popped->group, now);
+      pod = member;
+      cluster_.pod(pod).attempts += static_cast<std::int32_t>(owed);
+    }
     PodState& s = cluster_.pod(pod);
     ++s.attempts;
     if (gangs_.is_leader(pod)) {
@@ -492,8 +533,11 @@ void Simulation::on_schedule_cycle(const Event&) {
     if (r.outcome == fw::ScheduleResult::Outcome::kScheduled) {
       queue_.done(pod);
       scheduler_.clear_nomination(pod);
+      if (bulk_on_) placing_ = &popped->q;
       bind_pod(pod, r.placement);
+      placing_ = nullptr;
       models_.experiment->after_attempt(pod, true, cluster_);
+      if (bulk_on_) settle_straddlers(popped->q);
       continue;
     }
     if (!models_.experiment->retries_unschedulable()) {
@@ -513,7 +557,15 @@ void Simulation::on_schedule_cycle(const Event&) {
       s.last_reason = reason;
     }
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
-    queue_.add_unschedulable(pod, r.rejector_plugins, now);
+    if (bulk_on_) {
+      const std::uint32_t cls = groupable(r) ? pod_class(pod) : fw::SchedulingQueue::kNoClass;
+      if (cls != fw::SchedulingQueue::kNoClass) {
+        class_failures_[cls] = {cluster_.generation(), {r.rejector_plugins, s.last_unresolvable}};
+      }
+      queue_.add_unschedulable(pod, r.rejector_plugins, now, cls, s.last_unresolvable);
+    } else {
+      queue_.add_unschedulable(pod, r.rejector_plugins, now);
+    }
     models_.experiment->after_attempt(pod, false, cluster_);
     arm_reconfigure();
     if (r.nominated_node != kNoNode && !r.victims.empty()) {
@@ -525,7 +577,94 @@ void Simulation::on_schedule_cycle(const Event&) {
         evict(v, pod, r.nominated_node);
     }
   }
+  if (bulk_on_) queue_.finish_deferred(now);
   arm_backoff_wake();
+}
+
+bool Simulation::bulk_retries_ok() const {
+  if (!fw_->config().bulk_retries || observers_.cycles != nullptr ||
+      recorder_->level() == RecordLevel::kFull) {
+    return false;  // pending reasons and events are written per attempt
+  }
+  if (fw_->plugin_name(static_cast<std::int16_t>(fw_->config().queue_sort)) != "PrioritySort")
+    return false;
+  // Nothing that removes a pending pod, fails a pod while the queue is being drained, or
+  // watches attempts one by one.
+  if (!world_->gangs.empty() || models_.admission != &AdmissionController::none() ||
+      models_.experiment != &Experiment::replay() ||
+      models_.reconfigurer->interval() != kEndOfTime || failures_on_ || maintenance_on_ ||
+      spot_on_ || autoscaling_on_ || !world_->scaled_controllers.empty()) {
+    return false;
+  }
+  // One priority for every pod: preemption never finds a victim (a failed attempt changes
+  // nothing), and no pod carries pod (anti-)affinity that a bind could turn into a fit.
+  std::optional<std::int32_t> priority;
+  auto plain = [&priority](const PodSpec& p) {
+    if (!p.pod_rules.spread.empty() || p.pod_rules.has_pod_affinity()) return false;
+    if (priority && *priority != p.priority) return false;
+    priority = p.priority;
+    return true;
+  };
+  for (const PodSpec& p : world_->pods) {
+    if (!plain(p)) return false;
+  }
+  for (const JobSpec& j : world_->jobs) {
+    if (!plain(j.pod_template)) return false;
+  }
+  return true;
+}
+
+bool Simulation::groupable(const fw::ScheduleResult& r) const {
+  // A group is moved by the events its rejectors registered for; a bind while the queue is
+  // drained (AssignedPodAdded) must not be one of them, for members attempted before it.
+  return r.outcome == fw::ScheduleResult::Outcome::kUnschedulable && r.victims.empty() &&
+         r.nominated_node == kNoNode && r.rejector_plugins != 0 &&
+         (r.rejector_plugins & fw_->plugins_interested_in(fw::kEvAssignedPodAdded)) == 0;
+}
+
+std::uint32_t Simulation::pod_class(PodId pod) {
+  if (pod >= class_of_.size()) class_of_.resize(cluster_.pods().size(), kUnclassed);
+  const auto& skipped = scheduler_.last_skipped_filters();
+  std::uint32_t& c = class_of_[pod];
+  if (c == kUnclassed) {
+    const PodSpec& spec = cluster_.spec(pod);
+    c = fw::SchedulingQueue::kNoClass;
+    // Pods whose fit a bind can create (claims, pod rules, topology requests) or that the
+    // scheduler does not place alone stay out of groups.
+    if (!spec.claims.empty() || spec.compute_domain >= 0 || !spec.pod_rules.spread.empty() ||
+        spec.pod_rules.has_pod_affinity() || !spec.node_name.empty() || spec.gang != kNoGang ||
+        spec.topology.explicit_request()) {
+      return c;
+    }
+    const std::uint64_t hash = fw::Scheduler::likeness_hash(spec);
+    for (std::size_t k = 0; k < classes_.size(); ++k) {
+      const PodClass& pc = classes_[k];
+      if (pc.hash != hash || pc.skipped != skipped) continue;
+      const PodSpec& rep = cluster_.spec(pc.rep);
+      if (rep.priority == spec.priority && scheduler_.filter_alike_last(rep, spec)) {
+        c = static_cast<std::uint32_t>(k);
+        return c;
+      }
+    }
+    c = static_cast<std::uint32_t>(classes_.size());
+    classes_.push_back({pod, hash, skipped});
+    class_failures_.emplace_back();
+    return c;
+  }
+  if (c == fw::SchedulingQueue::kNoClass || classes_[c].skipped != skipped)
+    return fw::SchedulingQueue::kNoClass;
+  return c;
+}
+
+void Simulation::settle_straddlers(const fw::QueuedPodInfo& key) {
+  queue_.for_each_straddling(
+      key, [this, &key](std::uint32_t g, fw::SchedulingQueue::Signature sig, PodId any) {
+        // Its members after `key` are attempted on the cluster as the placement left it.
+        const fw::ScheduleResult r = scheduler_.probe(any);
+        const fw::SchedulingQueue::Signature now{r.rejector_plugins,
+                                                 r.unresolvable_everywhere && r.victims.empty()};
+        if (!groupable(r) || !(now == sig)) bulk_cycles_ -= queue_.split(g, key);
+      });
 }
 
 void Simulation::admit_bound(PodId pod) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -98,6 +99,7 @@ struct RunResult {
   SimTime end_time = 0;
   std::uint64_t events = 0;
   std::uint64_t cycles = 0;
+  std::uint64_t bulk_cycles = 0;  // of `cycles`, those made by whole groups (bulk retries)
 };
 
 class Autoscaler;
@@ -321,6 +323,34 @@ class Simulation final : public EventHandler, private AdmissionHost {
   GangCoordinator gangs_;
 
   bool cycle_scheduled_ = false;
+  // Bulk retries (docs/scheduling.md, "A backlog"): on where nothing in the run tells a grouped
+  // pod's failed attempts apart from its group's (bulk_retries_ok). Pods that filter alike form
+  // a class; a class's last failure is known for the cluster generation it was seen on.
+  bool bulk_on_ = false;
+  std::uint64_t bulk_cycles_ = 0;               // attempts made by whole groups
+  const fw::QueuedPodInfo* placing_ = nullptr;  // the queue key of the pod being bound
+  struct PodClass {
+    PodId rep;
+    std::uint64_t hash;
+    std::bitset<fw::kMaxPlugins> skipped;
+  };
+  std::vector<PodClass> classes_;
+  std::vector<std::uint32_t> class_of_;  // per pod; kUnclassed until its first failure
+  static constexpr std::uint32_t kUnclassed = 0xfffffffeu;
+  struct ClassFailure {
+    std::uint64_t generation = ~std::uint64_t{0};
+    fw::SchedulingQueue::Signature sig;
+  };
+  std::vector<ClassFailure> class_failures_;
+  bool bulk_retries_ok() const;
+  // Once, when the run stops: the grouped pods' PodStates catch up with their groups.
+  void settle_group_members();
+  // The class of `pod` right after a failed cycle of it (kNoClass: it joins no group).
+  std::uint32_t pod_class(PodId pod);
+  bool groupable(const fw::ScheduleResult& r) const;
+  // After `key` was placed: deferred groups with members after it whose failure would differ
+  // go back to activeQ.
+  void settle_straddlers(const fw::QueuedPodInfo& key);
   SimTime backoff_wake_at_ = kEndOfTime;
   bool stop_requested_ = false;
   bool reconfigure_armed_ = false;

@@ -36,6 +36,9 @@ struct ProfileConfig {
   // Skip plugin calls on nodes that fail a quick check (same results, less work); off only in
   // the test that proves the results are the same.
   bool use_quick_checks = true;
+  // Fail alike pods of a backlog as groups where that changes no result (the Simulation's bulk
+  // retries); off only in the test that proves the results are the same.
+  bool bulk_retries = true;
 };
 
 class Framework {

@@ -261,6 +261,22 @@ ScheduleResult Scheduler::schedule_one(PodId pod) {
   return observed_cycle(pod);
 }
 
+ScheduleResult Scheduler::probe(PodId pod) {
+  const std::vector<RandomStream> streams = fw_->save_random_streams();
+  const RandomStream tie = tie_rng_;
+  const std::size_t start = next_start_node_index_;
+  const std::uint64_t cycles = cycles_, remembered = remembered_failures_,
+                      refreshed = refreshed_failures_;
+  ScheduleResult r = cycle(pod);
+  fw_->restore_random_streams(streams);
+  tie_rng_ = tie;
+  next_start_node_index_ = start;
+  cycles_ = cycles;
+  remembered_failures_ = remembered;
+  refreshed_failures_ = refreshed;
+  return r;
+}
+
 ScheduleResult Scheduler::observed_cycle(PodId pod) {
   const bool explain = observer_->explains_any() && observer_->explains(cluster_->spec(pod));
   const std::size_t start_index = next_start_node_index_;

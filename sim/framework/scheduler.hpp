@@ -104,6 +104,18 @@ class Scheduler {
   const Framework& framework() const { return *fw_; }
   ReasonTable& reasons() { return *reasons_; }
   std::uint64_t cycles() const { return cycles_; }
+  // A cycle for `pod` that changes nothing and is counted nowhere: what an attempt would find
+  // now (bulk retries ask it whether pods attempted after a placement fail as before it). The
+  // start index, the random streams and the counters are put back.
+  ScheduleResult probe(PodId pod);
+  // Whether `a` and `b` filter alike in a cycle like the last one (its PreFilter skips), and
+  // which Filter plugins that cycle skipped.
+  bool filter_alike_last(const PodSpec& a, const PodSpec& b) const {
+    return fw_->filters_alike(state_, a, b);
+  }
+  const auto& last_skipped_filters() const { return state_.skip_filter(); }
+  // What pods that filter alike share (equal hashes only shortlist; filters_alike decides).
+  static std::uint64_t likeness_hash(const PodSpec& spec);
   // Where the next cycle's Filter loop starts (upstream's nextStartNodeIndex): with the
   // first-top-score tie-break, which of several equal nodes wins depends on it.
   std::size_t next_start_node_index() const { return next_start_node_index_; }
@@ -171,7 +183,6 @@ class Scheduler {
     void tally(const Status& s, std::int32_t sign);
   };
   static constexpr std::size_t kMaxMemos = 32;
-  static std::uint64_t likeness_hash(const PodSpec& spec);
   FailureMemo* find_memo(const PodSpec& spec, std::uint64_t hash);
   // Brings a memo made at an older generation up to date for `pod` (see FailureMemo), or says
   // why it cannot stand for this cycle.

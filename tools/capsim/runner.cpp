@@ -34,6 +34,7 @@ void wire(Scenario& s, const RunRequest& req, Recorder& recorder, RunOutcome& ou
   }
   for (auto& w : built->warnings)
     out.warnings.push_back(w);
+  built->config.bulk_retries = req.bulk_retries;
   fw::Framework framework(std::move(built->config));
 
   FragmentationModel frag(*s.world);

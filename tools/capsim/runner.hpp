@@ -24,6 +24,9 @@ struct RunRequest {
   // Record each unschedulable cycle's reason counts (the pending_reason table); run_scenario
   // only. Neither these nor `explain` are produced for a recorder below RecordLevel::kFull.
   bool pending_reasons = true;
+  // Bulk retries of a backlog's alike pods (ProfileConfig::bulk_retries); off only in the test
+  // that proves they change no result.
+  bool bulk_retries = true;
 };
 
 struct RunOutcome {
