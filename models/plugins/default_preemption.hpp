@@ -37,6 +37,12 @@ class DefaultPreemption final : public fw::Plugin, public fw::PostFilterPlugin {
   fw::PostFilterResult post_filter(fw::CycleState& state, PodId pod, const PodSpec& spec,
                                    const fw::Diagnosis& diagnosis, const fw::Snapshot& snap,
                                    const fw::Framework& fw) override;
+  // Its candidate search walks the statuses in order only when some bound pod could be a
+  // victim (a lower priority; post_filter says so without walking them otherwise).
+  bool reads_node_order(const PodSpec& spec, const fw::Snapshot& snap) const override {
+    return spec.preemption_policy != PreemptionPolicy::kNever &&
+           snap.cluster().any_bound_below(spec.priority);
+  }
 
   struct Candidate {
     NodeId node = kNoNode;

@@ -139,6 +139,11 @@ bool Framework::filters_alike(const CycleState& state, const PodSpec& a, const P
   return true;
 }
 
+bool Framework::post_filter_reads_node_order(const PodSpec& spec, const Snapshot& snap) const {
+  return std::any_of(post_filter_.begin(), post_filter_.end(),
+                     [&](const auto& ip) { return ip.second->reads_node_order(spec, snap); });
+}
+
 PostFilterResult Framework::run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                             const Diagnosis& diagnosis,
                                             const Snapshot& snap) const {

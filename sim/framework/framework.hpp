@@ -87,6 +87,8 @@ class Framework {
   // `a` and `b` filter alike (FilterPlugin::filters_alike).
   bool filters_alike(const CycleState& state, const PodSpec& a, const PodSpec& b) const;
   bool has_post_filter() const { return !cfg_.post_filter.empty(); }
+  // Whether some PostFilter plugin reads the diagnosis's statuses in order for this pod.
+  bool post_filter_reads_node_order(const PodSpec& spec, const Snapshot& snap) const;
   PostFilterResult run_post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                    const Diagnosis& diagnosis, const Snapshot& snap) const;
   Status run_pre_score(CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,

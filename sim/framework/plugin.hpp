@@ -225,6 +225,11 @@ class PostFilterPlugin {
   virtual PostFilterResult post_filter(CycleState& state, PodId pod, const PodSpec& spec,
                                        const Diagnosis& diagnosis, const Snapshot& snap,
                                        const Framework& fw) = 0;
+  // Whether post_filter would read diagnosis.node_statuses in their order for this pod (only
+  // then is a remembered diagnosis put into the order of the cycle's start index).
+  virtual bool reads_node_order(const PodSpec& /*spec*/, const Snapshot& /*snap*/) const {
+    return true;
+  }
 };
 
 class PreScorePlugin {

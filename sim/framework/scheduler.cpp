@@ -214,7 +214,7 @@ Scheduler::Refresh Scheduler::refresh_memo(FailureMemo& m, PodId pod, const PodS
     // It passes (or errs): the cycle runs in full. The statuses replaced so far are tallied,
     // and m.generation stays, so the next refresh filters them again with the rest.
     if (!s.is_rejection()) return Refresh::kPasses;
-    auto& [node, status] = m.diagnosis.node_statuses[(id + n - m.start) % n];
+    auto& [node, status] = m.diagnosis.node_statuses[(id + n - m.order_start) % n];
     CAPSIM_CHECK(node == id, "a remembered diagnosis is out of evaluation order");
     m.tally(status, -1);
     status = s;
@@ -414,16 +414,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
     }
     likeness = likeness_hash(spec);
     memo_ = find_memo(spec, likeness);
-    if (memo_ != nullptr && memo_->start != next_start_node_index_) {
-      // A cycle from another start evaluates the same nodes, in an order rotated to begin there.
-      auto& st = memo_->diagnosis.node_statuses;
-      const std::size_t n = st.size();
-      std::rotate(
-          st.begin(),
-          st.begin() + static_cast<std::ptrdiff_t>((next_start_node_index_ + n - memo_->start) % n),
-          st.end());
-      memo_->start = next_start_node_index_;
-    }
+    if (memo_ != nullptr) memo_->start = next_start_node_index_;
     if (memo_ != nullptr && memo_->generation != cluster_->generation()) {
       const Refresh r = refresh_memo(*memo_, pod, spec);
       if (r == Refresh::kLost) memo_->valid = false;
@@ -601,6 +592,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       m.hash = likeness;
       m.generation = cluster_->generation();
       m.start = next_start_node_index_;  // a failure processed every node: unchanged
+      m.order_start = m.start;
       m.skipped = state_.skip_filter();
       m.diagnosis.node_statuses.swap(diagnosis_.node_statuses);  // diagnosis_ is cleared next cycle
       m.diagnosis.prefilter_reason = 0;
@@ -626,6 +618,17 @@ ScheduleResult Scheduler::cycle(PodId pod) {
     std::string post_msg;
     if (fw_->has_post_filter()) {
       if (diag_ == &diagnosis_) diagnosis_.unschedulable_nodes = count_unschedulable(diagnosis_);
+      if (memo_ != nullptr && memo_->order_start != memo_->start &&
+          fw_->post_filter_reads_node_order(spec, snap_)) {
+        // The same nodes, in the order of this cycle's start.
+        auto& st = memo_->diagnosis.node_statuses;
+        const std::size_t n = st.size();
+        std::rotate(
+            st.begin(),
+            st.begin() + static_cast<std::ptrdiff_t>((memo_->start + n - memo_->order_start) % n),
+            st.end());
+        memo_->order_start = memo_->start;
+      }
       PostFilterResult pf = fw_->run_post_filter(state_, pod, spec, *diag_, snap_);
       post_msg = std::move(pf.message);
       post_filter_ran_ = true;

@@ -163,7 +163,11 @@ class Scheduler {
     PodId pod = kNoPod;            // the pod whose cycle filled it
     std::uint64_t hash = 0;        // likeness_hash of its spec
     std::uint64_t generation = 0;  // the cluster's when its statuses were last made
-    std::size_t start = 0;         // the start index its statuses are in evaluation order from
+    std::size_t start = 0;         // the start index of the cycle it last stood for
+    // The start index its statuses are stored in evaluation order from. A cycle from another
+    // start sees them rotated to begin there; they are moved only when something reads them in
+    // order (PostFilter::reads_node_order), as counts do not depend on it.
+    std::size_t order_start = 0;
     std::bitset<kMaxPlugins> skipped;
     Diagnosis diagnosis;  // a status for every node, in evaluation order from `start`
     std::int32_t evaluated = 0;
