@@ -559,10 +559,10 @@ void Simulation::on_schedule_cycle(const Event&) {
     s.last_unresolvable = r.unresolvable_everywhere && r.victims.empty();
     if (bulk_on_) {
       const std::uint32_t cls = groupable(r) ? pod_class(pod) : fw::SchedulingQueue::kNoClass;
-      if (cls != fw::SchedulingQueue::kNoClass) {
-        class_failures_[cls] = {cluster_.generation(), {r.rejector_plugins, s.last_unresolvable}};
-      }
-      queue_.add_unschedulable(pod, r.rejector_plugins, now, cls, s.last_unresolvable);
+      const fw::SchedulingQueue::Signature sig{fw_->events_moving(r.rejector_plugins),
+                                               s.last_unresolvable};
+      if (cls != fw::SchedulingQueue::kNoClass) class_failures_[cls] = {cluster_.generation(), sig};
+      queue_.add_unschedulable(pod, r.rejector_plugins, now, cls, sig);
     } else {
       queue_.add_unschedulable(pod, r.rejector_plugins, now);
     }
@@ -661,7 +661,7 @@ void Simulation::settle_straddlers(const fw::QueuedPodInfo& key) {
       key, [this, &key](std::uint32_t g, fw::SchedulingQueue::Signature sig, PodId any) {
         // Its members after `key` are attempted on the cluster as the placement left it.
         const fw::ScheduleResult r = scheduler_.probe(any);
-        const fw::SchedulingQueue::Signature now{r.rejector_plugins,
+        const fw::SchedulingQueue::Signature now{fw_->events_moving(r.rejector_plugins),
                                                  r.unresolvable_everywhere && r.victims.empty()};
         if (!groupable(r) || !(now == sig)) bulk_cycles_ -= queue_.split(g, key);
       });

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "sim/check.hpp"
 
 namespace capsim::fw {
@@ -65,6 +67,14 @@ std::uint64_t Framework::plugins_interested_in(EventMask events) const {
     if (cfg_.plugins[i]->events_to_register() & events) mask |= std::uint64_t{1} << i;
   }
   return mask;
+}
+
+EventMask Framework::events_moving(std::uint64_t rejector_plugins) const {
+  if (rejector_plugins == 0) return kAllEvents;
+  EventMask events = 0;
+  for (std::uint64_t m = rejector_plugins; m != 0; m &= m - 1)
+    events |= cfg_.plugins[static_cast<std::size_t>(std::countr_zero(m))]->events_to_register();
+  return events;
 }
 
 bool Framework::queue_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {

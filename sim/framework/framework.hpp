@@ -58,6 +58,8 @@ class Framework {
   void restore_random_streams(const std::vector<RandomStream>& saved) const;
   // Plugins (by bit) whose events_to_register() intersects `events`.
   std::uint64_t plugins_interested_in(EventMask events) const;
+  // The events that move a pod these plugins rejected (every event when none is to blame).
+  EventMask events_moving(std::uint64_t rejector_plugins) const;
 
   bool queue_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
 

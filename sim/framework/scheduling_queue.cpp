@@ -156,11 +156,8 @@ std::size_t SchedulingQueue::on_cluster_event(EventMask events, SimTime now) {
       [interested](const Entry& e) { return e.rejectors == 0 || (e.rejectors & interested) != 0; },
       now);
   if (!parked_groups_.empty()) {
-    moved += move_groups_if(
-        [interested](const Group& g) {
-          return g.sig.rejectors == 0 || (g.sig.rejectors & interested) != 0;
-        },
-        now);
+    moved +=
+        move_groups_if([events](const Group& g) { return (g.sig.moved_by & events) != 0; }, now);
   }
   return moved;
 }
@@ -470,7 +467,6 @@ std::pair<PodId, std::int64_t> SchedulingQueue::take_member(std::uint32_t g, Sim
   const std::uint64_t seq = member_seq_[m];
   const QueuedPodInfo q{m, G.priority, G.ts, seq};
   const SimTime since = G.ts;
-  const std::uint64_t rejectors = G.sig.rejectors;
   if (G.size == 0) {
     free_group(g);
   } else {
@@ -482,7 +478,7 @@ std::pair<PodId, std::int64_t> SchedulingQueue::take_member(std::uint32_t g, Sim
   e.attempts = capped_attempts_ + 1;
   e.last_attempt = now;
   e.unschedulable_since = since;
-  e.rejectors = rejectors;
+  e.rejectors = 0;  // the attempt's outcome sets them
   e.version = ++next_version_;
   ++in_flight_;
   return {m, owed};
@@ -580,7 +576,7 @@ void SchedulingQueue::finish_deferred(SimTime now) {
 }
 
 void SchedulingQueue::add_unschedulable(PodId pod, std::uint64_t rejector_plugins, SimTime now,
-                                        std::uint32_t cls, bool unresolvable) {
+                                        std::uint32_t cls, Signature sig) {
   const Entry* e = find(pod);
   if (!groups_on_ || cls == kNoClass || e == nullptr || e->where != Where::kInFlight ||
       e->attempts < capped_attempts_) {
@@ -590,7 +586,7 @@ void SchedulingQueue::add_unschedulable(PodId pod, std::uint64_t rejector_plugin
   const QueuedPodInfo q = e->q;
   --in_flight_;
   erase(pod);
-  const std::uint32_t g = failed_group(cls, q.priority, {rejector_plugins, unresolvable}, now);
+  const std::uint32_t g = failed_group(cls, q.priority, sig, now);
   add_member(g, pod, q.seq, 0);
 }
 

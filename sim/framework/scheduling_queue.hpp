@@ -52,8 +52,10 @@ class SchedulingQueue {
   // one decision when its class is known to fail on the cluster as it stands. A group pops
   // (pop_any) with the key of its first member (lowest seq; members share priority and
   // timestamp), so the queue order is that of its members.
+  // What tells alike failures apart later: the events that move them (those their rejecting
+  // plugins registered for) and whether no node could ever take them.
   struct Signature {
-    std::uint64_t rejectors = 0;
+    EventMask moved_by = 0;
     bool unresolvable = false;
     bool operator==(const Signature&) const = default;
   };
@@ -86,9 +88,10 @@ class SchedulingQueue {
   // Ends the cycle: the deferred groups failed now; alike groups that failed at the same time
   // become one.
   void finish_deferred(SimTime now);
-  // add_unschedulable for a pod of class `cls` that may join a group (kNoClass: it may not).
+  // add_unschedulable for a pod of class `cls` that may join a group (kNoClass: it may not)
+  // of pods that failed now with `sig`.
   void add_unschedulable(PodId pod, std::uint64_t rejector_plugins, SimTime now, std::uint32_t cls,
-                         bool unresolvable);
+                         Signature sig);
   // Every grouped pod, with the attempts owed to its PodState and its last failure.
   void for_each_member(const std::function<void(PodId, std::int64_t, Signature)>& f) const;
   std::size_t group_count() const { return groups_.size() - free_groups_.size(); }

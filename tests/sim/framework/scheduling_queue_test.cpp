@@ -175,6 +175,7 @@ TEST_CASE("pods that fail alike once their backoff is capped are moved and poppe
   fw::SchedulingQueue q(*r.fw);
   q.enable_groups();
   const std::uint64_t fit = r.plugin_bit("NodeResourcesFit");
+  const fw::EventMask fit_events = r.fw->events_moving(fit);
   for (PodId p = 0; p < 4; ++p)
     q.add(p, 0, 0);
   // Five failed rounds, 100 s apart: the fifth attempt reaches the 10 s backoff cap.
@@ -187,7 +188,7 @@ TEST_CASE("pods that fail alike once their backoff is capped are moved and poppe
       REQUIRE(popped.has_value());
       CHECK(popped->group == fw::SchedulingQueue::kNoGroup);
       CHECK(popped->q.pod == want);
-      q.add_unschedulable(want, fit, t, 0, false);
+      q.add_unschedulable(want, fit, t, 0, {fit_events, false});
     }
     CHECK(q.group_count() == (round < 5 ? 0u : 1u));
   }
@@ -221,7 +222,7 @@ TEST_CASE("pods that fail alike once their backoff is capped are moved and poppe
   REQUIRE(popped.has_value());
   CHECK(popped->group == g);
   CHECK(popped->q.pod == 1);
-  CHECK(q.defer(g, {fit, false}) == 3);
+  CHECK(q.defer(g, {fit_events, false}) == 3);
   // A pod placed between its members (same priority and timestamp, seq between pod 2's and
   // pod 3's): pod 3 counts as still queued, and a split gives it back to activeQ.
   fw::QueuedPodInfo between = popped->q;
@@ -232,7 +233,7 @@ TEST_CASE("pods that fail alike once their backoff is capped are moved and poppe
   REQUIRE(popped.has_value());
   CHECK(popped->group != fw::SchedulingQueue::kNoGroup);
   CHECK(popped->q.pod == 3);
-  CHECK(q.defer(popped->group, {fit, true}) == 1);
+  CHECK(q.defer(popped->group, {fit_events, true}) == 1);
   // Then the newcomer.
   popped = q.pop_any(now);
   REQUIRE(popped.has_value());
