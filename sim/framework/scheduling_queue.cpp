@@ -238,23 +238,11 @@ void SchedulingQueue::enable_groups() {
 }
 
 void SchedulingQueue::count_group(const Group& g, std::ptrdiff_t sign) {
-  const auto n = static_cast<std::size_t>(sign) * g.size;  // wraps for -1, as intended
-  switch (g.state) {
-    case GroupState::kActive:
-      active_count_ += n;
-      break;
-    case GroupState::kBackoff:
-      backoff_count_ += n;
-      break;
-    case GroupState::kUnschedulable:
-      unschedulable_count_ += n;
-      break;
-    case GroupState::kDeferred:
-      in_flight_ += n;
-      break;
-    case GroupState::kFree:
-      break;
-  }
+  // The pod counts a group's members are in: activeQ, backoffQ, unschedulablePods, in flight.
+  std::size_t* const counts[] = {nullptr, &active_count_, &backoff_count_, &unschedulable_count_,
+                                 &in_flight_};
+  std::size_t* c = counts[static_cast<std::size_t>(g.state)];
+  if (c != nullptr) *c += static_cast<std::size_t>(sign) * g.size;  // wraps for -1, as intended
 }
 
 std::uint32_t SchedulingQueue::new_group(std::uint32_t cls, std::int32_t priority, SimTime ts,
@@ -287,12 +275,17 @@ void SchedulingQueue::free_group(std::uint32_t g) {
   free_groups_.push_back(g);
 }
 
-void SchedulingQueue::push_group_active(std::uint32_t g) {
+SchedulingQueue::Group& SchedulingQueue::move_group(std::uint32_t g, GroupState to) {
   Group& G = groups_[g];
   count_group(G, -1);
-  G.state = GroupState::kActive;
+  G.state = to;
   count_group(G, +1);
-  G.version = ++next_version_;
+  G.version = ++next_version_;  // its older heap and list entries go stale
+  return G;
+}
+
+void SchedulingQueue::push_group_active(std::uint32_t g) {
+  const Group& G = move_group(g, GroupState::kActive);
   active_heap_.push_back({QueuedPodInfo{G.root, G.priority, G.ts, seq_of(G.root)}, G.version, g});
   std::push_heap(
       active_heap_.begin(), active_heap_.end(),
@@ -300,11 +293,7 @@ void SchedulingQueue::push_group_active(std::uint32_t g) {
 }
 
 void SchedulingQueue::push_group_backoff(std::uint32_t g) {
-  Group& G = groups_[g];
-  count_group(G, -1);
-  G.state = GroupState::kBackoff;
-  count_group(G, +1);
-  G.version = ++next_version_;
+  const Group& G = move_group(g, GroupState::kBackoff);
   backoff_heap_.push_back(
       {G.ts + backoff_duration(capped_attempts_), seq_of(G.root), G.root, G.version, g});
   std::push_heap(backoff_heap_.begin(), backoff_heap_.end(),
@@ -314,11 +303,7 @@ void SchedulingQueue::push_group_backoff(std::uint32_t g) {
 }
 
 void SchedulingQueue::park_group(std::uint32_t g) {
-  Group& G = groups_[g];
-  count_group(G, -1);
-  G.state = GroupState::kUnschedulable;
-  count_group(G, +1);
-  G.version = ++next_version_;
+  const Group& G = move_group(g, GroupState::kUnschedulable);
   parked_groups_.push_back({g, G.version});
 }
 
@@ -485,13 +470,9 @@ std::pair<PodId, std::int64_t> SchedulingQueue::take_member(std::uint32_t g, Sim
 }
 
 std::size_t SchedulingQueue::defer(std::uint32_t g, Signature sig) {
-  Group& G = groups_[g];
-  CAPSIM_CHECK(G.state == GroupState::kActive, "a group was deferred that was not popped");
-  count_group(G, -1);
-  G.state = GroupState::kDeferred;
+  CAPSIM_CHECK(groups_[g].state == GroupState::kActive, "a group was deferred that was not popped");
+  Group& G = move_group(g, GroupState::kDeferred);
   G.sig = sig;
-  count_group(G, +1);
-  G.version = ++next_version_;
   deferred_.push_back(g);
   return G.size;
 }

@@ -166,6 +166,8 @@ class SchedulingQueue {
   // Groups.
   std::uint32_t new_group(std::uint32_t cls, std::int32_t priority, SimTime ts, Signature sig);
   void free_group(std::uint32_t g);
+  // Puts a group in another state (its counts follow) under a new version.
+  Group& move_group(std::uint32_t g, GroupState to);
   void push_group_active(std::uint32_t g);
   void push_group_backoff(std::uint32_t g);
   void park_group(std::uint32_t g);
