@@ -13,13 +13,6 @@ namespace capsim {
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// One pod's hold on one GPU.
-struct Holder {
-  std::uint32_t queue;
-  std::uint32_t slot;  // the pod's index in the node's pod list
-  double charged;      // fraction of the GPU it pays for
-  double demand;       // busy fraction it asks of the GPU (its util x its share)
-};
 }  // namespace
 
 // A pod's payer on its node before its devices are counted: what it requests of CPU and memory.
@@ -112,21 +105,48 @@ CostLedger::CostLedger(const Cluster& cluster, EnergyPricing energy, const Devic
   }
 }
 
-std::uint32_t CostLedger::queue_index(const std::string& queue) const {
-  // Looked up for every pod of a node at each of its changes: find first, as emplace would make
-  // (and free) a map node with a copy of the name each time.
-  if (auto it = queue_ids_.find(queue); it != queue_ids_.end()) return it->second;
-  const auto id = static_cast<std::uint32_t>(queue_names_.size());
-  queue_ids_.emplace(queue, id);
-  queue_names_.push_back(queue);
+std::uint32_t CostLedger::queue_index(PodId pod, const std::string& queue) const {
+  // Looked up for every pod of a node at each of its changes, so each pod's index is kept once
+  // its queue was interned (in the order pods are first charged, as before).
+  const auto at = static_cast<std::size_t>(pod);
+  if (at < pod_queue_.size() && pod_queue_[at] != kUnknownQueue) return pod_queue_[at];
+  std::uint32_t id = 0;
+  if (auto it = queue_ids_.find(queue); it != queue_ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<std::uint32_t>(queue_names_.size());
+    queue_ids_.emplace(queue, id);
+    queue_names_.push_back(queue);
+  }
+  if (at >= pod_queue_.size())
+    pod_queue_.resize(std::max(at + 1, cluster_->world().pods.size()), kUnknownQueue);
+  pod_queue_[at] = id;
   return id;
 }
 
 CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
+  Contribution c;
+  compute(n, c);
+  return c;
+}
+
+void CostLedger::compute(const NodeInfo& n, Contribution& c) const {
   const World& w = cluster_->world();
   const NodeSpec& spec = *n.spec;
-  Contribution c;
-  if (billed_[n.id] == 0) return c;  // not requested: it costs nothing
+  // Start from nothing, keeping the vectors' room (a node changes at every bind and release).
+  {
+    auto payers = std::move(c.payers);
+    auto queue_cost = std::move(c.queue_cost);
+    auto queue_gpus = std::move(c.queue_gpus);
+    c = Contribution{};
+    c.payers = std::move(payers);
+    c.payers.clear();
+    c.queue_cost = std::move(queue_cost);
+    c.queue_cost.clear();
+    c.queue_gpus = std::move(queue_gpus);
+    c.queue_gpus.clear();
+  }
+  if (billed_[n.id] == 0) return;  // not requested: it costs nothing
   c.pods = static_cast<std::int64_t>(n.pods.size());
   // $ per hour of one kW of GPU power: facility energy at the energy price.
   const double per_kw = energy_.price_per_kwh * energy_.pue;
@@ -138,14 +158,15 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     for (PodId p : n.pods) {
       const PodSpec& ps = w.pods[p];
       const double share = cpu > 0 ? static_cast<double>(ps.requests.get(kCpu)) / cpu : 0.0;
-      if (share > 0) c.queue_cost.emplace_back(queue_index(ps.queue), spec.price_per_hour * share);
+      if (share > 0)
+        c.queue_cost.emplace_back(queue_index(p, ps.queue), spec.price_per_hour * share);
       if (recorder_ != nullptr) {
         pods.push_back(pod_payer(p, ps, last_));
         pods.back().hardware = spec.price_per_hour * share;
       }
     }
     if (recorder_ != nullptr) add_remainders(n, c, std::move(pods), 0.0, 0.0);
-    return c;
+    return;
   }
 
   const GpuModelInfo* model = cluster_->gpu_model(n);
@@ -155,21 +176,37 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
   const double tdp_w = model && !n.down ? model->tdp_w : 0.0;
   const double gpu_price = spec.price_per_hour / static_cast<double>(n.gpus.size());
 
-  // 1. Who holds each GPU, through which units, with what charge and demand.
-  std::vector<std::vector<Holder>> holders(n.gpus.size());
+  // 1. Who holds each GPU, through which units, with what charge and demand: in pod order, then
+  // grouped by GPU (a counting sort that keeps that order within each GPU).
   std::vector<Payer> pods;
+  std::vector<Holder>& held = holder_scratch_;
+  held.clear();
   for (std::size_t slot = 0; slot < n.pods.size(); ++slot) {
     const PodId p = n.pods[slot];
     const PodSpec& ps = w.pods[p];
     const PodState& st = cluster_->pod(p);
-    const std::uint32_t q = queue_index(ps.queue);
+    const std::uint32_t q = queue_index(p, ps.queue);
     if (recorder_ != nullptr) pods.push_back(pod_payer(p, ps, last_));
     for (const Holding& h : st.holdings) {
       const double charged = std::clamp(charge_->charged_fraction(ps, n, h, model), 0.0, 1.0);
-      holders[n.units.at(h.unit).gpu].push_back(
-          Holder{q, static_cast<std::uint32_t>(slot), charged, ps.gpu_util * charged});
+      held.push_back(Holder{q, static_cast<std::uint32_t>(slot), n.units.at(h.unit).gpu, charged,
+                            ps.gpu_util * charged});
       c.memory_used_mib += static_cast<double>(cluster_->pod_memory(p, n, h)) / kMiB;
     }
+  }
+  std::vector<std::uint32_t>& first = holder_first_;  // held by GPU g: [first[g], first[g + 1])
+  first.assign(n.gpus.size() + 1, 0);
+  for (const Holder& h : held)
+    ++first[h.gpu + 1u];
+  for (std::size_t g = 0; g < n.gpus.size(); ++g)
+    first[g + 1] += first[g];
+  std::vector<Holder>& by_gpu = holder_by_gpu_;
+  by_gpu.resize(held.size());
+  {
+    std::vector<std::uint32_t>& next = holder_next_;
+    next.assign(first.begin(), first.end() - 1);
+    for (const Holder& h : held)
+      by_gpu[next[h.gpu]++] = h;
   }
   // Devices shared as MIG instances or replicas: advertised and held.
   for (const DeviceUnit& u : n.units) {
@@ -180,8 +217,8 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
 
   // 2. Per GPU: split its price and energy among its holders.
   double stranded_gpus = 0, stranded_kw = 0;
-  for (std::size_t g = 0; g < holders.size(); ++g) {
-    const auto& hs = holders[g];
+  for (std::size_t g = 0; g < n.gpus.size(); ++g) {
+    const std::span<const Holder> hs(by_gpu.data() + first[g], first[g + 1] - first[g]);
     const GpuDeviceState& dev = n.gpus[g];
     double charged = 0, demand = 0;
     for (const Holder& h : hs) {
@@ -230,7 +267,6 @@ CostLedger::Contribution CostLedger::compute(const NodeInfo& n) const {
     stranded_kw += idle_w * stranded / 1000.0;
   }
   if (recorder_ != nullptr) add_remainders(n, c, std::move(pods), stranded_gpus, stranded_kw);
-  return c;
 }
 
 void CostLedger::add_remainders(const NodeInfo& n, Contribution& c, std::vector<Payer> pods,
@@ -348,9 +384,9 @@ void CostLedger::apply(const NodeInfo& n, const Contribution& c, double sign) {
 void CostLedger::node_changed(NodeId node) {
   const NodeInfo& n = cluster_->node(node);
   apply(n, nodes_[node], -1);
-  Contribution next = compute(n);
-  if (recorder_ != nullptr) roll(node, nodes_[node], next);
-  nodes_[node] = std::move(next);
+  compute(n, next_);
+  if (recorder_ != nullptr) roll(node, nodes_[node], next_);
+  std::swap(nodes_[node], next_);  // the old contribution's room serves the next change
   apply(n, nodes_[node], +1);
 }
 

@@ -154,7 +154,19 @@ class CostLedger {
     SimTime since = 0;
   };
 
+  // One pod's hold on one GPU.
+  struct Holder {
+    std::uint32_t queue;
+    std::uint32_t slot;  // the pod's index in the node's pod list
+    std::uint16_t gpu;   // the GPU's index on the node
+    double charged;      // fraction of the GPU it pays for
+    double demand;       // busy fraction it asks of the GPU (its util x its share)
+  };
+  static constexpr std::uint32_t kUnknownQueue = 0xffffffffu;
+
   Contribution compute(const NodeInfo& node) const;
+  // The same, into `c`, reusing its vectors' room.
+  void compute(const NodeInfo& node, Contribution& c) const;
   static Payer pod_payer(PodId pod, const PodSpec& spec, SimTime start);
   // Fills c.payers (pods, idle, stranded) for `node`; `pods` holds the pods' rates so far.
   void add_remainders(const NodeInfo& node, Contribution& c, std::vector<Payer> pods,
@@ -164,7 +176,8 @@ class CostLedger {
   void roll(NodeId node, const Contribution& old, Contribution& next);
   void emit(NodeId node, const Payer& p, SimTime end) const;
   void apply(const NodeInfo& node, const Contribution& c, double sign);
-  std::uint32_t queue_index(const std::string& queue) const;
+  // `pod`'s queue index; `queue` is its queue name, interned at the pod's first charge.
+  std::uint32_t queue_index(PodId pod, const std::string& queue) const;
 
   const Cluster* cluster_;
   EnergyPricing energy_;
@@ -179,6 +192,13 @@ class CostLedger {
   // Queue indices: 0 is "no queue"; named queues are interned as pods are first charged.
   mutable std::map<std::string, std::uint32_t> queue_ids_;
   mutable std::vector<std::string> queue_names_;
+  mutable std::vector<std::uint32_t> pod_queue_;  // by pod: its queue index, or kUnknownQueue
+  // Scratch of compute(): holders in pod order, offsets by GPU, and holders grouped by GPU.
+  mutable std::vector<Holder> holder_scratch_;
+  mutable std::vector<std::uint32_t> holder_first_;
+  mutable std::vector<std::uint32_t> holder_next_;
+  mutable std::vector<Holder> holder_by_gpu_;
+  Contribution next_;  // node_changed()'s new contribution, swapped in
   std::vector<double> queue_cost_rate_;
   std::vector<double> queue_gpu_rate_;
   std::vector<QueueCost> queue_totals_;
