@@ -201,10 +201,11 @@ std::int64_t NodeResourcesFit::weighted_mean(std::int64_t node_score,
         std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
   }
   // The weights usually sum to a power of two (2 by default): a shift, not a division, for a
-  // score that is not negative.
-  if (node_score >= 0 && weight_sum > 0 &&
-      std::has_single_bit(static_cast<std::uint64_t>(weight_sum))) {
-    return node_score >> std::countr_zero(static_cast<std::uint64_t>(weight_sum));
+  // score that is not negative. (The power-of-two test is spelled out: std::has_single_bit is
+  // a call to the C runtime's popcount on CPUs without the instruction in the baseline.)
+  const auto w = static_cast<std::uint64_t>(weight_sum);
+  if (node_score >= 0 && weight_sum > 0 && (w & (w - 1)) == 0) {
+    return node_score >> std::countr_zero(w);
   }
   return node_score / weight_sum;
 }
