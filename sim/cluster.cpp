@@ -381,7 +381,11 @@ void Cluster::refresh_quick(const NodeInfo& n) {
     return t.effect != TaintEffect::kPreferNoSchedule;
   });
   quick_index_.update(n.id, q.units, q.device, q.gpu_model);
-  score_nodes_[n.id] = score_node(n);
+  const ScoreNode fresh = score_node(n);
+  prefer_no_schedule_nodes_ +=
+      static_cast<std::int32_t>(fresh.prefer_no_schedule_taints > 0) -
+      static_cast<std::int32_t>(score_nodes_[n.id].prefer_no_schedule_taints > 0);
+  score_nodes_[n.id] = fresh;
 }
 
 std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const {
@@ -1254,6 +1258,10 @@ void Cluster::check_invariants() const {
   }
   CAPSIM_CHECK(priorities == bound_priorities_,
                "the count of bound pods by priority drifted from the recount");
+  CAPSIM_CHECK(std::count_if(score_nodes_.begin(), score_nodes_.end(),
+                             [](const ScoreNode& c) { return c.prefer_no_schedule_taints > 0; }) ==
+                   prefer_no_schedule_nodes_,
+               "the count of nodes with a PreferNoSchedule taint drifted from the recount");
   CAPSIM_CHECK(std::abs(allocated - totals_.gpus_allocated) < 1e-6,
                fmt::format("allocated GPUs total {} drifted from the recount {}",
                            totals_.gpus_allocated, allocated));

@@ -171,6 +171,8 @@ class Cluster {
   const std::vector<QuickNode>& quick() const { return quick_; }
   // What the resource Score plugins read of each node, kept with quick().
   const std::vector<ScoreNode>& score_nodes() const { return score_nodes_; }
+  // How many of score_nodes() have a PreferNoSchedule taint.
+  std::int32_t prefer_no_schedule_nodes() const { return prefer_no_schedule_nodes_; }
   // Bitsets of the nodes by free quick-device level and GPU model, kept with quick().
   const QuickIndex& quick_index() const { return quick_index_; }
   // The extended resource QuickNode::device counts: the one with the most allocatable over all
@@ -297,6 +299,7 @@ class Cluster {
   std::vector<PodState> pods_;
   std::vector<QuickNode> quick_;
   std::vector<ScoreNode> score_nodes_;
+  std::int32_t prefer_no_schedule_nodes_ = 0;
   QuickIndex quick_index_;
   ResourceId quick_device_ = kNoResource;
   // How many bound pods have each priority (any_bound_below).

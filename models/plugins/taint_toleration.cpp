@@ -91,6 +91,13 @@ void TaintToleration::score_nodes(const fw::CycleState& state, const PodSpec& po
   }
 }
 
+std::optional<std::int64_t> TaintToleration::uniform_score(const fw::CycleState& /*state*/,
+                                                           const PodSpec& /*pod*/,
+                                                           const fw::Snapshot& snap) const {
+  if (snap.cluster().prefer_no_schedule_nodes() != 0) return std::nullopt;
+  return fw::kMaxNodeScore;
+}
+
 void TaintToleration::normalize(const fw::CycleState& /*state*/, const PodSpec& /*pod*/,
                                 std::span<std::int64_t> scores) const {
   default_normalize_score(fw::kMaxNodeScore, true, scores);

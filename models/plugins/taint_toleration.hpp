@@ -48,6 +48,10 @@ class TaintToleration final : public fw::Plugin,
                    const fw::Snapshot& snap, std::span<std::int64_t> out) const override;
   std::int64_t score(const fw::CycleState& state, const PodSpec& pod,
                      const NodeInfo& node) const override;
+  // Without PreferNoSchedule taints in the fleet every node scores 0, which the reversed
+  // normalization makes kMaxNodeScore for all.
+  std::optional<std::int64_t> uniform_score(const fw::CycleState& state, const PodSpec& pod,
+                                            const fw::Snapshot& snap) const override;
   bool has_normalize() const override { return true; }
   void normalize(const fw::CycleState& state, const PodSpec& pod,
                  std::span<std::int64_t> scores) const override;

@@ -214,6 +214,16 @@ void Framework::run_score(const CycleState& state, const PodSpec& pod,
   scratch_.resize(nodes.size());
   for (const ScoreEntry& e : score_) {
     if (state.skip_score().test(e.index)) continue;
+    if (cfg_.use_quick_checks) {
+      if (const std::optional<std::int64_t> same = e.plugin->uniform_score(state, pod, snap)) {
+        CAPSIM_CHECK(*same >= kMinNodeScore && *same <= kMaxNodeScore,
+                     fmt::format("plugin {} scored {} outside [0, 100]",
+                                 cfg_.plugins[e.index]->name(), *same));
+        for (std::int64_t& t : totals)
+          t += *same * e.weight;
+        continue;
+      }
+    }
     // The reference path (use_quick_checks off) scores node by node from each NodeInfo, so that
     // comparing the two paths checks the plugins' compact score_nodes too.
     if (cfg_.use_quick_checks) {

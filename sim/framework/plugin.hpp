@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -253,6 +254,15 @@ class ScorePlugin {
   virtual bool has_normalize() const { return false; }
   virtual void normalize(const CycleState& /*state*/, const PodSpec& /*pod*/,
                          std::span<std::int64_t> /*scores*/) const {}
+  // The score (after normalize) every node would get in this cycle, when the plugin knows it is
+  // the same for all without scoring them (TaintToleration on a fleet without PreferNoSchedule
+  // taints); nullopt otherwise. Only the quick path uses it; the reference path scores each node,
+  // so the quick-path equality tests check it.
+  virtual std::optional<std::int64_t> uniform_score(const CycleState& /*state*/,
+                                                    const PodSpec& /*pod*/,
+                                                    const Snapshot& /*snap*/) const {
+    return std::nullopt;
+  }
 };
 
 // The node and devices a pod is about to be bound to; Reserve plugins fill the devices.

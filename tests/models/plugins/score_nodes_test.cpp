@@ -119,3 +119,43 @@ TEST_CASE("score_nodes gives each node what score() gives it, from the score cop
     CHECK(kept.prefer_no_schedule_taints == fresh.prefer_no_schedule_taints);
   }
 }
+
+TEST_CASE("TaintToleration's uniform score is what scoring and normalizing every node gives") {
+  // With PreferNoSchedule taints nowhere, every node scores 0 and the reversed normalization
+  // makes that kMaxNodeScore for all; with one such taint anywhere, nodes must be scored.
+  for (const bool tainted : {false, true}) {
+    CAPTURE(tainted);
+    TestWorld tw;
+    for (int i = 0; i < 6; ++i) {
+      auto b = tw.node("n" + std::to_string(i));
+      b.cpu("8").memory("32Gi");
+      if (i == 4) b.taint("hard", "x", "NoSchedule");  // not one that scoring counts
+      if (tainted && i == 3) b.taint("spot", "true", "PreferNoSchedule");
+      b.add();
+    }
+    const PodId pod = tw.pod("p").cpu("1").memory("1Gi").add();
+    Cluster cluster(tw.world());
+    CHECK(cluster.prefer_no_schedule_nodes() == (tainted ? 1 : 0));
+    fw::ReasonTable reasons;
+    PluginContext ctx{tw.world(), reasons, 0};
+    TaintToleration taints(ctx);
+    fw::Snapshot snap(cluster);
+    fw::CycleState state(1);
+    taints.set_slot(0);
+    const std::vector<NodeId> nodes = {5, 1, 3, 0, 2};
+    REQUIRE(taints.pre_score(state, tw.world().pods[pod], nodes, snap).is_success());
+    std::vector<std::int64_t> scores(nodes.size(), -1);
+    taints.score_nodes(state, tw.world().pods[pod], nodes, snap, scores);
+    taints.normalize(state, tw.world().pods[pod], scores);
+    const std::optional<std::int64_t> same =
+        taints.uniform_score(state, tw.world().pods[pod], snap);
+    if (tainted) {
+      CHECK_FALSE(same.has_value());
+      CHECK(scores[2] < fw::kMaxNodeScore);  // n3, the tainted one
+    } else {
+      REQUIRE(same.has_value());
+      for (std::int64_t s : scores)
+        CHECK(s == *same);
+    }
+  }
+}
