@@ -339,7 +339,10 @@ PodId SchedulingQueue::pop_root(PodId root) {
 template <typename F>
 void SchedulingQueue::visit_members(PodId root, F f) const {
   if (root == kNoPod) return;
-  std::vector<PodId> stack{root};
+  // The member room is taken for the walk (a nested walk would start from empty room).
+  std::vector<PodId> stack = std::move(visit_stack_);
+  stack.clear();
+  stack.push_back(root);
   while (!stack.empty()) {
     const PodId p = stack.back();
     stack.pop_back();
@@ -347,6 +350,7 @@ void SchedulingQueue::visit_members(PodId root, F f) const {
     for (PodId c = child_[p]; c != kNoPod; c = sibling_[c])
       stack.push_back(c);
   }
+  visit_stack_ = std::move(stack);
 }
 
 void SchedulingQueue::add_member(std::uint32_t g, PodId p, std::uint64_t seq, std::int64_t owed) {
@@ -394,21 +398,30 @@ void SchedulingQueue::merge_groups(std::uint32_t into, std::uint32_t from) {
   free_group(from);
 }
 
-std::uint32_t SchedulingQueue::failed_group(std::uint32_t cls, std::int32_t priority, Signature sig,
-                                            SimTime now) {
+std::optional<std::uint32_t> SchedulingQueue::live_failed(std::uint32_t cls, std::int32_t priority,
+                                                          Signature sig, SimTime now) {
   if (failed_now_time_ != now) {
     failed_now_.clear();
     failed_now_time_ = now;
   }
-  for (FailedNow& f : failed_now_) {
-    if (f.cls != cls || f.priority != priority || !(f.sig == sig)) continue;
+  for (std::size_t i = 0; i < failed_now_.size();) {
+    const FailedNow& f = failed_now_[i];
+    if (f.cls != cls || f.priority != priority || !(f.sig == sig)) {
+      ++i;
+      continue;
+    }
     const Group& G = groups_[f.group];
     if (G.state == GroupState::kUnschedulable && G.version == f.version) return f.group;
     // Moved by an event since (its members failed before it): later failures start anew.
-    f = failed_now_.back();
+    failed_now_[i] = failed_now_.back();
     failed_now_.pop_back();
-    break;
   }
+  return std::nullopt;
+}
+
+std::uint32_t SchedulingQueue::failed_group(std::uint32_t cls, std::int32_t priority, Signature sig,
+                                            SimTime now) {
+  if (const std::optional<std::uint32_t> live = live_failed(cls, priority, sig, now)) return *live;
   const std::uint32_t g = new_group(cls, priority, now, sig);
   park_group(g);
   failed_now_.push_back({cls, priority, sig, g, groups_[g].version});
@@ -500,7 +513,10 @@ bool SchedulingQueue::deferred_after(const QueuedPodInfo& key) const {
 
 std::size_t SchedulingQueue::split(std::uint32_t g, const QueuedPodInfo& key) {
   Group& G = groups_[g];
-  std::vector<PodId> head, tail;
+  std::vector<PodId>& head = split_head_;
+  std::vector<PodId>& tail = split_tail_;
+  head.clear();
+  tail.clear();
   visit_members(G.root, [&](PodId m) { (member_seq_[m] > key.seq ? tail : head).push_back(m); });
   CAPSIM_CHECK(!head.empty() && !tail.empty(), "a deferred group was split outside its range");
   const std::int64_t failures = G.failures;
@@ -538,20 +554,11 @@ void SchedulingQueue::finish_deferred(SimTime now) {
     const std::int32_t priority = G.priority;
     const Signature sig = G.sig;
     park_group(g);
-    if (failed_now_time_ != now) {
-      failed_now_.clear();
-      failed_now_time_ = now;
+    if (const std::optional<std::uint32_t> live = live_failed(cls, priority, sig, now)) {
+      merge_groups(*live, g);
+    } else {
+      failed_now_.push_back({cls, priority, sig, g, groups_[g].version});
     }
-    bool merged = false;
-    for (const FailedNow& f : failed_now_) {
-      if (f.cls != cls || f.priority != priority || !(f.sig == sig)) continue;
-      const Group& F = groups_[f.group];
-      if (F.state != GroupState::kUnschedulable || F.version != f.version) continue;
-      merge_groups(f.group, g);
-      merged = true;
-      break;
-    }
-    if (!merged) failed_now_.push_back({cls, priority, sig, g, groups_[g].version});
   }
   deferred_.clear();
 }

@@ -180,7 +180,11 @@ class SchedulingQueue {
   void merge_groups(std::uint32_t into, std::uint32_t from);
   template <typename F>
   void visit_members(PodId root, F f) const;
-  // The failed-now group for (class, signature, priority) at `now`, made if needed.
+  // The group that failed at `now` with (class, priority, signature) and is still parked as it
+  // failed, if any (entries of groups moved since are dropped).
+  std::optional<std::uint32_t> live_failed(std::uint32_t cls, std::int32_t priority, Signature sig,
+                                           SimTime now);
+  // That group, or a new one parked for the next failures alike at `now`.
   std::uint32_t failed_group(std::uint32_t cls, std::int32_t priority, Signature sig, SimTime now);
 
   const Framework* fw_;
@@ -221,6 +225,8 @@ class SchedulingQueue {
   std::vector<PodId> child_, sibling_;
   std::vector<std::int64_t> join_;
   std::vector<PodId> scratch_;
+  mutable std::vector<PodId> visit_stack_;  // visit_members' room
+  std::vector<PodId> split_head_, split_tail_;
   struct FailedNow {
     std::uint32_t cls;
     std::int32_t priority;
