@@ -249,36 +249,43 @@ NodeId WorldBuilder::add_node(NodeSpec node, const GpuModel* model, std::int32_t
   return static_cast<NodeId>(world_->nodes.size() - 1);
 }
 
-std::size_t WorldBuilder::PodNames::hash(const PodSpec& pod) {
+std::uint32_t WorldBuilder::PodNames::hash(const PodSpec& pod) {
   // Shifted so that a namespace and a name swapped are not always one slot.
-  return static_cast<std::size_t>(text_hash(pod.name) ^ (text_hash(pod.namespace_) >> 1));
+  return static_cast<std::uint32_t>(text_hash(pod.name) ^ (text_hash(pod.namespace_) >> 1));
 }
 
 PodId WorldBuilder::PodNames::find(const std::deque<PodSpec>& pods, const PodSpec& pod) const {
   if (slots_.empty()) return kNoPod;
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = hash(pod) & mask;; i = (i + 1) & mask) {
-    const PodId id = slots_[i];
-    if (id == kNoPod) return kNoPod;
-    if (pods[id].name == pod.name && pods[id].namespace_ == pod.namespace_) return id;
+  const std::uint32_t h = hash(pod);
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.id == kNoPod) return kNoPod;
+    if (s.hash == h && pods[s.id].name == pod.name && pods[s.id].namespace_ == pod.namespace_) {
+      return s.id;
+    }
   }
+}
+
+void WorldBuilder::PodNames::place(Slot s) {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = s.hash & mask;
+  while (slots_[i].id != kNoPod)
+    i = (i + 1) & mask;
+  slots_[i] = s;
+  ++count_;
 }
 
 void WorldBuilder::PodNames::insert(const std::deque<PodSpec>& pods, PodId id) {
   if ((count_ + 1) * 2 > slots_.size()) {  // at most half full
-    std::vector<PodId> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(64, old.size() * 2), kNoPod);
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
     count_ = 0;
-    for (const PodId p : old) {
-      if (p != kNoPod) insert(pods, p);
+    for (const Slot& s : old) {
+      if (s.id != kNoPod) place(s);
     }
   }
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = hash(pods[id]) & mask;
-  while (slots_[i] != kNoPod)
-    i = (i + 1) & mask;
-  slots_[i] = id;
-  ++count_;
+  place(Slot{id, hash(pods[id])});
 }
 
 PodId WorldBuilder::add_pod(PodSpec pod, const InputLocation& where) {
