@@ -147,6 +147,7 @@ Cluster::Cluster(World& world) : world_(&world) {
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
   score_nodes_.resize(nodes_.size());
+  node_generations_.resize(nodes_.size());
   quick_index_.resize(nodes_.size());
   // Nodes of autoscaled pools beyond their initial size start absent.
   for (const PoolAutoscaling& p : world.autoscaler.pools) {
@@ -386,6 +387,7 @@ void Cluster::refresh_quick(const NodeInfo& n) {
       static_cast<std::int32_t>(fresh.prefer_no_schedule_taints > 0) -
       static_cast<std::int32_t>(score_nodes_[n.id].prefer_no_schedule_taints > 0);
   score_nodes_[n.id] = fresh;
+  node_generations_[n.id] = n.generation;
 }
 
 std::int64_t Cluster::pod_memory(PodId pod, const NodeInfo& node, const Holding& h) const {
@@ -1247,6 +1249,9 @@ void Cluster::check_invariants() const {
                  fmt::format("node {}: the score copy is out of date", n.spec->name));
     CAPSIM_CHECK(quick_index_.agrees(n.id, q.units, q.device, q.gpu_model),
                  fmt::format("node {}: the quick index is out of date", n.spec->name));
+    CAPSIM_CHECK(node_generations_[n.id] == n.generation,
+                 fmt::format("node {}: changed (generation {}) without a refresh (at {})",
+                             n.spec->name, n.generation, node_generations_[n.id]));
     // An absent node holds nothing and offers nothing.
     CAPSIM_CHECK(!n.absent || (n.pods.empty() && n.units.empty() && n.spec->unschedulable &&
                                std::all_of(n.allocatable.v.begin(), n.allocatable.v.end(),

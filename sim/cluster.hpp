@@ -171,6 +171,9 @@ class Cluster {
   const std::vector<QuickNode>& quick() const { return quick_; }
   // What the resource Score plugins read of each node, kept with quick().
   const std::vector<ScoreNode>& score_nodes() const { return score_nodes_; }
+  // Each node's NodeInfo::generation as of its last refresh of quick() (every change ends with
+  // one): a compact copy for those that scan every node for changes (the sampler).
+  const std::vector<std::uint64_t>& node_generations() const { return node_generations_; }
   // How many of score_nodes() have a PreferNoSchedule taint.
   std::int32_t prefer_no_schedule_nodes() const { return prefer_no_schedule_nodes_; }
   // Bitsets of the nodes by free quick-device level and GPU model, kept with quick().
@@ -300,6 +303,7 @@ class Cluster {
   std::vector<QuickNode> quick_;
   std::vector<ScoreNode> score_nodes_;
   std::int32_t prefer_no_schedule_nodes_ = 0;
+  std::vector<std::uint64_t> node_generations_;
   QuickIndex quick_index_;
   ResourceId quick_device_ = kNoResource;
   // How many bound pods have each priority (any_bound_below).
