@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 #include "sim/check.hpp"
 #include "sim/metric_catalog.hpp"
@@ -28,8 +30,12 @@ void Integrals::advance(SimTime now, const ClusterTotals& t, bool pods_waiting) 
 }
 
 double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
+  return sorted_percentile(v, p);
+}
+
+double sorted_percentile(const std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
   const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(rank));
   const std::size_t hi = std::min(lo + 1, v.size() - 1);
@@ -110,6 +116,14 @@ std::vector<ClaimDeviceRecord> claim_records(const World& w, const PodSpec& spec
 
 }  // namespace
 
+PodPhase reported_phase(const PodState& s) {
+  return s.phase == PodPhase::kPending && s.last_unresolvable ? PodPhase::kUnschedulable : s.phase;
+}
+
+double reported_wait_seconds(const PodState& s, SimTime end) {
+  return to_seconds(s.waited + (s.phase == PodPhase::kPending ? end - s.pending_since : 0));
+}
+
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
   std::vector<PodRecord> out;
   const World& w = cluster.world();
@@ -119,10 +133,7 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
     const PodSpec& spec = w.pods[p];
     PodRecord r;
     r.pod = p;
-    // A pod still pending whose last attempt no node could ever satisfy is unschedulable.
-    r.status = std::string(s.phase == PodPhase::kPending && s.last_unresolvable
-                               ? final_status_name(PodPhase::kUnschedulable)
-                               : final_status_name(s.phase));
+    r.status = std::string(final_status_name(reported_phase(s)));
     r.submit = s.submit;
     r.start = s.first_start;
     r.end = s.end;
@@ -145,40 +156,51 @@ std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end) {
     r.attempts = s.attempts;
     r.topology_span = w.topology.span_name(s.topology.span);
     r.topology_slowdown = s.topology.factor;
-    // Pods still pending count the wait so far (a lower bound), so a starved queue shows.
-    r.wait_s = to_seconds(s.waited + (s.phase == PodPhase::kPending ? end - s.pending_since : 0));
+    r.wait_s = reported_wait_seconds(s, end);
     out.push_back(std::move(r));
   }
   return out;
 }
 
-Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& in, const CostLedger& cost, const SampleStats& samples,
-                        SimTime end, std::uint64_t scheduling_cycles, std::uint64_t events) {
+Summary compute_summary(const Cluster& cluster, const Integrals& in, const CostLedger& cost,
+                        const SampleStats& samples, SimTime end, std::uint64_t scheduling_cycles,
+                        std::uint64_t events) {
   const World& w = cluster.world();
-  std::map<std::string, double> counts;
+  // Arrived pods by reported phase.
+  std::array<double, static_cast<std::size_t>(PodPhase::kDeleted) + 1> by_phase{};
   std::vector<double> waits, jcts, slowdowns;
   std::map<std::string, std::vector<double>> queue_waits;
+  std::vector<double>* last_queue = nullptr;  // the previous pod's queue's waits
+  const std::string* last_queue_name = nullptr;
   SimTime first_arrival = kEndOfTime;
   SimTime last_end = 0;
   double lost_preempt = 0;
   double lost_oom = 0;
   std::int64_t oom_kills = 0;
   std::int64_t preemptions = 0;
-  for (const PodRecord& r : pods) {
-    counts[r.status] += 1;
-    const PodState& s = cluster.pod(r.pod);
-    const PodSpec& spec = w.pods[r.pod];
+  std::size_t arrived = 0;
+  for (PodId p = 0; p < cluster.pods().size(); ++p) {
+    const PodState& s = cluster.pod(p);
+    if (s.phase == PodPhase::kNotArrived) continue;
+    ++arrived;
+    const PodPhase phase = reported_phase(s);
+    by_phase[static_cast<std::size_t>(phase)] += 1;
+    const PodSpec& spec = w.pods[p];
     first_arrival = std::min(first_arrival, s.submit);
     if (s.end >= 0) last_end = std::max(last_end, s.end);
     lost_preempt += s.gpu_seconds_lost;
     lost_oom += s.gpu_seconds_lost_oom;
     oom_kills += s.oom_kills;
     preemptions += s.restarts;
-    if (r.status == "unschedulable") continue;
-    if (s.first_start >= 0 || r.status == "pending") {
-      waits.push_back(r.wait_s);
-      queue_waits[spec.queue].push_back(r.wait_s);
+    if (phase == PodPhase::kUnschedulable) continue;
+    if (s.first_start >= 0 || phase == PodPhase::kPending) {
+      const double wait = reported_wait_seconds(s, end);
+      waits.push_back(wait);
+      if (last_queue_name == nullptr || *last_queue_name != spec.queue) {
+        last_queue = &queue_waits[spec.queue];
+        last_queue_name = &spec.queue;
+      }
+      last_queue->push_back(wait);
     }
     if (s.phase == PodPhase::kSucceeded) {
       const double jct = to_seconds(s.end - s.submit);
@@ -187,6 +209,14 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
       if (ideal > 0) slowdowns.push_back(jct / ideal);
     }
   }
+  // Pods per reported status name (running counts the terminating and those in crash back-off).
+  auto counts = [&](std::string_view status) {
+    double n = 0;
+    for (std::size_t k = 0; k < by_phase.size(); ++k) {
+      if (final_status_name(static_cast<PodPhase>(k)) == status) n += by_phase[k];
+    }
+    return n;
+  };
   const double hours = to_hours(end);
   const double gpus = cluster.totals().gpus_total;
   auto mean = [](const std::vector<double>& v) {
@@ -200,15 +230,15 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   const double gpu_hours_busy = in.gpu_seconds_busy / 3600.0;
   Summary s;
   auto put = [&](std::string k, double v) { put_metric(s, std::move(k), v); };
-  put("pods_total", static_cast<double>(pods.size()));
-  put("pods_completed", counts["completed"]);
-  put("pods_failed", counts["failed"]);
-  put("pods_oom_killed", counts["oom_killed"]);
-  put("pods_preempted", counts["preempted"]);
-  put("pods_unschedulable", counts["unschedulable"]);
-  put("pods_pending_at_end", counts["pending"]);
-  put("pods_running_at_end", counts["running"]);
-  if (!w.scaled_controllers.empty()) put("pods_deleted", counts["deleted"]);
+  put("pods_total", static_cast<double>(arrived));
+  put("pods_completed", counts("completed"));
+  put("pods_failed", counts("failed"));
+  put("pods_oom_killed", counts("oom_killed"));
+  put("pods_preempted", counts("preempted"));
+  put("pods_unschedulable", counts("unschedulable"));
+  put("pods_pending_at_end", counts("pending"));
+  put("pods_running_at_end", counts("running"));
+  if (!w.scaled_controllers.empty()) put("pods_deleted", counts("deleted"));
   put("gpu_allocation_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_alloc / (gpus * hours) : 0);
   put("gpu_utilization_ratio_mean", gpus > 0 && hours > 0 ? gpu_hours_busy / (gpus * hours) : 0);
   put("fragmentation_ratio_mean",
@@ -216,9 +246,10 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
           ? samples.fragmentation_ratio_sum / static_cast<double>(samples.fragmentation_ratio_count)
           : 0);
   put("wait_seconds_mean", mean(waits));
-  put("wait_seconds_p50", percentile(waits, 50));
-  put("wait_seconds_p95", percentile(waits, 95));
-  put("wait_seconds_p99", percentile(waits, 99));
+  std::sort(waits.begin(), waits.end());  // after the mean, whose sum goes in pod order
+  put("wait_seconds_p50", sorted_percentile(waits, 50));
+  put("wait_seconds_p95", sorted_percentile(waits, 95));
+  put("wait_seconds_p99", sorted_percentile(waits, 99));
   put("jct_seconds_mean", mean(jcts));
   put("slowdown_mean", mean(slowdowns));
   put("makespan_seconds",
@@ -262,45 +293,44 @@ Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& po
   }
   put("scheduling_cycles", static_cast<double>(scheduling_cycles));
   put("events_processed", static_cast<double>(events));
-  for (const auto& [q, v] : queue_waits) {
+  for (auto& [q, v] : queue_waits) {
     if (q.empty()) continue;
     put(fmt::format("queue.{}.pods", q), static_cast<double>(v.size()));
     put(fmt::format("queue.{}.wait_seconds_mean", q), mean(v));
-    put(fmt::format("queue.{}.wait_seconds_p50", q), percentile(v, 50));
-    put(fmt::format("queue.{}.wait_seconds_p95", q), percentile(v, 95));
+    std::sort(v.begin(), v.end());
+    put(fmt::format("queue.{}.wait_seconds_p50", q), sorted_percentile(v, 50));
+    put(fmt::format("queue.{}.wait_seconds_p95", q), sorted_percentile(v, 95));
   }
   append_cost_metrics(s, cost);
   return s;
 }
 
-void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods) {
-  std::map<std::string, std::size_t> counts;
+void check_conservation(const Cluster& cluster, const std::vector<PodRecord>* records) {
   std::size_t arrived = 0;
   for (PodId p = 0; p < cluster.pods().size(); ++p) {
-    if (cluster.pod(p).phase != PodPhase::kNotArrived) ++arrived;
-  }
-  for (const PodRecord& r : pods) {
-    const PodState& s = cluster.pod(r.pod);
-    CAPSIM_CHECK(s.phase != PodPhase::kNotArrived, "a pod that never arrived has a pod record");
+    const PodState& s = cluster.pod(p);
+    if (s.phase == PodPhase::kNotArrived) continue;
+    const std::string_view status = final_status_name(reported_phase(s));
     const bool holds = s.node != kNoNode;
     CAPSIM_CHECK(holds == (s.phase == PodPhase::kRunning || s.phase == PodPhase::kTerminating ||
                            s.phase == PodPhase::kCrashBackoff),
-                 fmt::format("pod {} is {} but {} a node", cluster.spec(r.pod).name, r.status,
+                 fmt::format("pod {} is {} but {} a node", cluster.spec(p).name, status,
                              holds ? "holds" : "does not hold"));
+    CAPSIM_CHECK(is_terminal(s.phase) == (s.end >= 0),
+                 fmt::format("pod {} is {} with end time {}", cluster.spec(p).name, status, s.end));
+    if (records != nullptr) {
+      CAPSIM_CHECK(
+          arrived < records->size() && (*records)[arrived].pod == p &&
+              (*records)[arrived].status == status,
+          fmt::format("pod {} ({}) has no record of its state", cluster.spec(p).name, status));
+    }
+    ++arrived;
+  }
+  if (records != nullptr) {
     CAPSIM_CHECK(
-        is_terminal(s.phase) == (s.end >= 0),
-        fmt::format("pod {} is {} with end time {}", cluster.spec(r.pod).name, r.status, s.end));
-    counts[r.status]++;
+        records->size() == arrived,
+        fmt::format("{} pods arrived but there are {} pod records", arrived, records->size()));
   }
-  std::size_t total = 0;
-  for (const auto& [k, v] : counts) {
-    CAPSIM_CHECK(k == "completed" || k == "failed" || k == "oom_killed" || k == "preempted" ||
-                     k == "unschedulable" || k == "pending" || k == "running" || k == "deleted",
-                 "unknown final pod state " + k);
-    total += v;
-  }
-  CAPSIM_CHECK(total == arrived && pods.size() == arrived,
-               fmt::format("{} pods arrived but the final states add up to {}", arrived, total));
 }
 
 }  // namespace capsim

@@ -40,16 +40,27 @@ struct SampleStats {
 
 // Linear-interpolation percentile (type 7: numpy's default) of `v`, p in [0, 100]; 0 if empty.
 double percentile(std::vector<double> v, double p);
+// The same of `v` sorted ascending.
+double sorted_percentile(const std::vector<double>& v, double p);
 
-// `end`: pods still pending count their wait up to it.
+// An arrived pod's state as the report names it (PodRecord::status): a pod still pending whose
+// last attempt no node could ever satisfy is unschedulable.
+PodPhase reported_phase(const PodState& s);
+// Its time pending over all attempts; a pod still pending counts its wait up to `end` (a lower
+// bound), so a starved queue shows.
+double reported_wait_seconds(const PodState& s, SimTime end);
+
+// One record per arrived pod, in PodId order. `end`: as for reported_wait_seconds.
 std::vector<PodRecord> make_pod_records(const Cluster& cluster, SimTime end);
+// The run's figures, from the cluster's pods (their reported_phase and reported_wait_seconds);
 // `cost` gives the money figures (cost_* and queue.<q>.cost_usd / gpu_hours).
-Summary compute_summary(const Cluster& cluster, const std::vector<PodRecord>& pods,
-                        const Integrals& integrals, const CostLedger& cost,
+Summary compute_summary(const Cluster& cluster, const Integrals& integrals, const CostLedger& cost,
                         const SampleStats& samples, SimTime end, std::uint64_t scheduling_cycles,
                         std::uint64_t events);
 
-// Conservation: every arrived pod is in exactly one final state and the counts add up.
-void check_conservation(const Cluster& cluster, const std::vector<PodRecord>& pods);
+// Conservation: every arrived pod is in exactly one final state, holds a node exactly while it
+// runs and has an end time exactly when it ended; `records`, when given, are one per arrived pod
+// with its reported state.
+void check_conservation(const Cluster& cluster, const std::vector<PodRecord>* records);
 
 }  // namespace capsim

@@ -345,11 +345,13 @@ RunResult Simulation::run(RunInfo& info) {
 
   RunResult out;
   settle_group_members();
-  out.pods = make_pod_records(cluster_, end);
+  // A recorder that keeps no pod rows gets none: the summary is made from the pods themselves.
+  const bool records = recorder_->level() != RecordLevel::kSummary;
+  if (records) out.pods = make_pod_records(cluster_, end);
   cluster_.check_invariants();
   lifecycle_.check_invariants();
   ledger_.check_rates();
-  check_conservation(cluster_, out.pods);
+  check_conservation(cluster_, records ? &out.pods : nullptr);
   gangs_.check_invariants();
   models_.admission->check_invariants();
   if (failures_on_ || maintenance_on_) health_.check_invariants();
@@ -358,8 +360,8 @@ RunResult Simulation::run(RunInfo& info) {
   out.events = engine_.processed();
   out.cycles = scheduler_.cycles() + bulk_cycles_;
   out.bulk_cycles = bulk_cycles_;
-  out.summary = compute_summary(cluster_, out.pods, integrals_, ledger_, sampler_.stats(), end,
-                                out.cycles, out.events);
+  out.summary =
+      compute_summary(cluster_, integrals_, ledger_, sampler_.stats(), end, out.cycles, out.events);
   models_.admission->add_summary(out.summary, end);
   if (!config_.rack_prices.empty()) add_rack_cost(out.summary);
   if (failures_on_ || checkpoints_on_ || maintenance_on_ || spot_on_)

@@ -94,7 +94,7 @@ struct RunObservers {
 };
 
 struct RunResult {
-  std::vector<PodRecord> pods;
+  std::vector<PodRecord> pods;  // empty when the recorder keeps no pod rows (RecordLevel)
   Summary summary;
   SimTime end_time = 0;
   std::uint64_t events = 0;
