@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/boxed.hpp"
 #include "sim/dra.hpp"
 #include "sim/labels.hpp"
 #include "sim/node.hpp"
@@ -77,7 +78,9 @@ struct PodSpec {
   LabelSet node_selector;
   NodeAffinity affinity;
   std::vector<Toleration> tolerations;
-  PodTopologyRules pod_rules;  // spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp)
+  // Spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp): boxed, as most pods have
+  // none.
+  Boxed<PodTopologyRules> pod_rules;
 
   SimTime arrival = 0;
   SimDuration duration = 0;  // work on a whole reference GPU (or wall time for CPU pods)
@@ -112,7 +115,9 @@ struct PodSpec {
   // Several Jobs or pods that a queueing layer admits as one unit (a JobSet, a PyTorchJob, a
   // LeaderWorkerSet group): index into World::workload_groups, or -1. Placement is not affected.
   std::int32_t workload_group = -1;
-  TopologyRequest topology;  // Kueue TAS: the pod template's kueue.x-k8s.io/podset-* annotations
+  // Kueue TAS: the pod template's kueue.x-k8s.io/podset-* annotations (boxed: most pods have
+  // none).
+  Boxed<TopologyRequest> topology;
 };
 
 enum class PodPhase : std::uint8_t {

@@ -602,7 +602,7 @@ bool Simulation::bulk_retries_ok() const {
   // nothing), and no pod carries pod (anti-)affinity that a bind could turn into a fit.
   std::optional<std::int32_t> priority;
   auto plain = [&priority](const PodSpec& p) {
-    if (!p.pod_rules.spread.empty() || p.pod_rules.has_pod_affinity()) return false;
+    if (!p.pod_rules->spread.empty() || p.pod_rules->has_pod_affinity()) return false;
     if (priority && *priority != p.priority) return false;
     priority = p.priority;
     return true;
@@ -633,9 +633,9 @@ std::uint32_t Simulation::pod_class(PodId pod) {
     c = fw::SchedulingQueue::kNoClass;
     // Pods whose fit a bind can create (claims, pod rules, topology requests) or that the
     // scheduler does not place alone stay out of groups.
-    if (!spec.claims.empty() || spec.compute_domain >= 0 || !spec.pod_rules.spread.empty() ||
-        spec.pod_rules.has_pod_affinity() || !spec.node_name.empty() || spec.gang != kNoGang ||
-        spec.topology.explicit_request()) {
+    if (!spec.claims.empty() || spec.compute_domain >= 0 || !spec.pod_rules->spread.empty() ||
+        spec.pod_rules->has_pod_affinity() || !spec.node_name.empty() || spec.gang != kNoGang ||
+        spec.topology->explicit_request()) {
       return c;
     }
     const std::uint64_t hash = fw::Scheduler::likeness_hash(spec);

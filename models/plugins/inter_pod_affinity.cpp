@@ -43,9 +43,9 @@ InterPodAffinity::InterPodAffinity(PluginContext& ctx, InterPodAffinityArgs args
 bool InterPodAffinity::world_has_affinity() const {
   if (world_affinity_ < 0) {
     bool any = std::any_of(world_->pods.begin(), world_->pods.end(),
-                           [](const PodSpec& p) { return p.pod_rules.has_pod_affinity(); });
+                           [](const PodSpec& p) { return p.pod_rules->has_pod_affinity(); });
     any = any || std::any_of(world_->jobs.begin(), world_->jobs.end(), [](const JobSpec& j) {
-            return j.pod_template.pod_rules.has_pod_affinity();
+            return j.pod_template.pod_rules->has_pod_affinity();
           });
     world_affinity_ = any ? 1 : 0;
   }
@@ -97,8 +97,8 @@ bool InterPodAffinity::matches_all(const std::vector<PodAffinityTerm>& terms, co
 
 fw::Status InterPodAffinity::pre_filter(fw::CycleState& state, const PodSpec& pod,
                                         const fw::Snapshot& snap) {
-  const auto& required = pod.pod_rules.affinity.required;
-  const auto& anti_required = pod.pod_rules.anti_affinity.required;
+  const auto& required = pod.pod_rules->affinity.required;
+  const auto& anti_required = pod.pod_rules->anti_affinity.required;
   if (required.empty() && anti_required.empty() && !world_has_affinity()) {
     return fw::Status::skip();
   }
@@ -118,13 +118,13 @@ fw::Status InterPodAffinity::pre_filter(fw::CycleState& state, const PodSpec& po
 
 void InterPodAffinity::count_node(Counts& out, const PodSpec& pod, const NodeInfo& node,
                                   const fw::Snapshot& snap, std::int64_t by) const {
-  const auto& required = pod.pod_rules.affinity.required;
-  const auto& anti_required = pod.pod_rules.anti_affinity.required;
+  const auto& required = pod.pod_rules->affinity.required;
+  const auto& anti_required = pod.pod_rules->anti_affinity.required;
   for (PodId p : node.pods) {
     const PodSpec& existing = snap.pod(p);
     // getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that select
     // the incoming pod, per the existing pod's node's topology pair.
-    for (const PodAffinityTerm& t : existing.pod_rules.anti_affinity.required) {
+    for (const PodAffinityTerm& t : existing.pod_rules->anti_affinity.required) {
       if (term_matches(t, existing, pod)) add_pair(out.existing_anti, t.topology_key, node, by);
     }
     // getIncomingAffinityAntiAffinityCounts: an existing pod counts for the affinity terms only
@@ -174,7 +174,7 @@ fw::Status InterPodAffinity::filter(const fw::CycleState& state, const PodSpec& 
   };
   // satisfyPodAffinity: every term's key on the node, and a matching pod in each domain.
   bool pods_exist = true;
-  for (const PodAffinityTerm& t : pod.pod_rules.affinity.required) {
+  for (const PodAffinityTerm& t : pod.pod_rules->affinity.required) {
     const Sym v = labels.get(t.topology_key);
     if (v == kNoSym) return fw::Status::unresolvable(affinity_not_match_);
     if (count(s->counts.affinity, delta.affinity, pair_key(t.topology_key, v)) <= 0)
@@ -186,7 +186,7 @@ fw::Status InterPodAffinity::filter(const fw::CycleState& state, const PodSpec& 
     return fw::Status::unresolvable(affinity_not_match_);
   }
   // satisfyPodAntiAffinity.
-  for (const PodAffinityTerm& t : pod.pod_rules.anti_affinity.required) {
+  for (const PodAffinityTerm& t : pod.pod_rules->anti_affinity.required) {
     const Sym v = labels.get(t.topology_key);
     if (v == kNoSym) continue;
     if (count(s->counts.anti, delta.anti, pair_key(t.topology_key, v)) > 0) {
@@ -207,8 +207,8 @@ fw::Status InterPodAffinity::filter(const fw::CycleState& state, const PodSpec& 
 fw::Status InterPodAffinity::pre_score(fw::CycleState& state, const PodSpec& pod,
                                        std::span<const NodeId> /*nodes*/,
                                        const fw::Snapshot& snap) {
-  const auto& preferred = pod.pod_rules.affinity.preferred;
-  const auto& anti_preferred = pod.pod_rules.anti_affinity.preferred;
+  const auto& preferred = pod.pod_rules->affinity.preferred;
+  const auto& anti_preferred = pod.pod_rules->anti_affinity.preferred;
   const bool has_constraints = !preferred.empty() || !anti_preferred.empty();
   if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) {
     return fw::Status::skip();
@@ -222,7 +222,7 @@ fw::Status InterPodAffinity::pre_score(fw::CycleState& state, const PodSpec& pod
     for (PodId p : node.pods) {
       const PodSpec& existing = snap.pod(p);
       // Without preferred terms of its own, only existing pods with affinity can score.
-      if (!has_constraints && !existing.pod_rules.has_pod_affinity()) continue;
+      if (!has_constraints && !existing.pod_rules->has_pod_affinity()) continue;
       // processExistingPod. The incoming pod's preferred terms over the existing pod ...
       for (const WeightedPodAffinityTerm& w : preferred) {
         if (term_matches(w.term, pod, existing))
@@ -236,16 +236,16 @@ fw::Status InterPodAffinity::pre_score(fw::CycleState& state, const PodSpec& pod
       // ... and the existing pod's terms over the incoming pod: required affinity at
       // hardPodAffinityWeight, preferred affinity and anti-affinity at their weights.
       if (hard > 0) {
-        for (const PodAffinityTerm& t : existing.pod_rules.affinity.required) {
+        for (const PodAffinityTerm& t : existing.pod_rules->affinity.required) {
           if (term_matches(t, existing, pod)) add_pair(s.score, t.topology_key, node, hard);
         }
       }
-      for (const WeightedPodAffinityTerm& w : existing.pod_rules.affinity.preferred) {
+      for (const WeightedPodAffinityTerm& w : existing.pod_rules->affinity.preferred) {
         if (term_matches(w.term, existing, pod)) {
           add_pair(s.score, w.term.topology_key, node, w.weight);
         }
       }
-      for (const WeightedPodAffinityTerm& w : existing.pod_rules.anti_affinity.preferred) {
+      for (const WeightedPodAffinityTerm& w : existing.pod_rules->anti_affinity.preferred) {
         if (term_matches(w.term, existing, pod)) {
           add_pair(s.score, w.term.topology_key, node, -w.weight);
         }

@@ -57,14 +57,14 @@ PodTopologySpread::PodTopologySpread(PluginContext& ctx, PodTopologySpreadArgs a
 bool PodTopologySpread::collect(const PodSpec& pod, WhenUnsatisfiable action,
                                 std::vector<Constraint>& out) const {
   out.clear();
-  const bool own = !pod.pod_rules.spread.empty();
-  if (!own && !pod.pod_rules.owner_selector.present) return false;
-  const auto& source = own ? pod.pod_rules.spread : defaults_;
+  const bool own = !pod.pod_rules->spread.empty();
+  if (!own && !pod.pod_rules->owner_selector.present) return false;
+  const auto& source = own ? pod.pod_rules->spread : defaults_;
   for (const TopologySpreadConstraint& t : source) {
     if (t.when_unsatisfiable != action) continue;
     Constraint c;
     c.spec = &t;
-    c.selector = own ? &t.selector : &pod.pod_rules.owner_selector;
+    c.selector = own ? &t.selector : &pod.pod_rules->owner_selector;
     c.hostname = t.topology_key == hostname_key_ && hostname_key_ != kNoSym;
     // countPodsMatchSelector returns 0 for an empty selector ({}), unless matchLabelKeys found
     // one of its keys on the pod and so made the merged selector non-empty.
@@ -115,7 +115,7 @@ std::int64_t PodTopologySpread::count_on(const Constraint& c, const PodSpec& pod
 
 fw::Status PodTopologySpread::pre_filter(fw::CycleState& state, const PodSpec& pod,
                                          const fw::Snapshot& snap) {
-  if (pod.pod_rules.spread.empty() && !pod.pod_rules.owner_selector.present) {
+  if (pod.pod_rules->spread.empty() && !pod.pod_rules->owner_selector.present) {
     return fw::Status::skip();
   }
   auto& s = state.reuse<SpreadState>(slot());
@@ -191,7 +191,7 @@ fw::Status PodTopologySpread::filter(const fw::CycleState& state, const PodSpec&
 
 fw::Status PodTopologySpread::pre_score(fw::CycleState& state, const PodSpec& pod,
                                         std::span<const NodeId> nodes, const fw::Snapshot& snap) {
-  if (pod.pod_rules.spread.empty() && !pod.pod_rules.owner_selector.present) {
+  if (pod.pod_rules->spread.empty() && !pod.pod_rules->owner_selector.present) {
     return fw::Status::skip();
   }
   auto& s = state.reuse<SpreadState>(slot());
@@ -199,7 +199,7 @@ fw::Status PodTopologySpread::pre_score(fw::CycleState& state, const PodSpec& po
   // Nodes need every topology key only under the pod's own constraints or listed defaults; the
   // system defaults let a node without a zone label still be spread by hostname.
   const bool require_all =
-      !pod.pod_rules.spread.empty() || args_.defaulting != SpreadDefaulting::kSystem;
+      !pod.pod_rules->spread.empty() || args_.defaulting != SpreadDefaulting::kSystem;
   s.scored.assign(nodes.begin(), nodes.end());
   s.ignored.assign(snap.nodes().size(), 0);
   std::int64_t ignored = 0;

@@ -104,7 +104,7 @@ std::string taint_text(const StringPool& pool, const Taint& t) {
 // flavor of the ClusterQueue is one (then TAS is implied: unconstrained).
 std::string tas_mismatch(const KueueState& st, const Workload& w, std::int32_t cq, std::int32_t f) {
   const ResourceFlavorSpec& flavor = st.flavor(f);
-  const TopologyRequest& tr = st.world().pods[w.pods.front()].topology;
+  const TopologyRequest& tr = *st.world().pods[w.pods.front()].topology;
   if (!tr.explicit_request() && flavor.topology < 0) return {};
   if (!tr.explicit_request()) {
     for (const ResourceGroupSpec& g : st.cq(cq).spec->resource_groups) {

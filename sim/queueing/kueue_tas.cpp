@@ -49,7 +49,7 @@ bool node_admits(const NodeSpec& n, const PodSpec& pod, const ResourceFlavorSpec
 
 bool KueueAdmission::tas_requested(const Workload& w) const {
   if (w.pods.empty()) return false;
-  if (world_->pods[w.pods.front()].topology.explicit_request()) return true;
+  if (world_->pods[w.pods.front()].topology->explicit_request()) return true;
   return cq_tas_only_[static_cast<std::size_t>(w.cluster_queue)];
 }
 
@@ -116,7 +116,7 @@ TasResult KueueAdmission::find_topology(const Workload& w, std::int32_t f, bool 
   const PodSpec& pod = world_->pods[w.pods.front()];
   TopologySnapshot snap = tas_snapshot(f, pod, empty);
   TasRequest req;
-  const TopologyRequest& tr = pod.topology;
+  const TopologyRequest& tr = *pod.topology;
   req.mode = tr.mode == TopologyMode::kNone ? TopologyMode::kUnconstrained : tr.mode;
   const auto lowest = static_cast<std::int32_t>(snap.levels().size()) - 1;
   req.level = lowest;
@@ -226,7 +226,7 @@ std::string KueueAdmission::topology_note(const Workload& w) const {
   const TopologyAssignment& t = w.topology;
   std::string how(
       topology_mode_name(t.mode == TopologyMode::kNone ? TopologyMode::kUnconstrained : t.mode));
-  const TopologyRequest& tr = world_->pods[w.pods.front()].topology;
+  const TopologyRequest& tr = *world_->pods[w.pods.front()].topology;
   if (!tr.level.empty() && t.mode != TopologyMode::kUnconstrained) how += " " + tr.level;
   return fmt::format(
       "; topology {} ({}): {} pod(s) in {} domain(s) of {}",

@@ -310,7 +310,7 @@ const char* Autoscaler::unmovable(PodId pod, DisruptionBudgets& budgets) const {
   if (!spec.node_name.empty()) return "a pod bound to its node by spec.nodeName";
   if (spec.gang != kNoGang) return "a gang member (its eviction would restart the whole gang)";
   if (!spec.claims.empty() || spec.compute_domain >= 0) return "a pod with DRA claims";
-  if (spec.pod_rules.has_pod_affinity() || !spec.pod_rules.spread.empty())
+  if (spec.pod_rules->has_pod_affinity() || !spec.pod_rules->spread.empty())
     return "a pod with inter-pod affinity or topology spread constraints";
   if (spec.namespace_ == "kube-system" && !budgets.covered(pod))
     return "a kube-system pod without a PodDisruptionBudget";

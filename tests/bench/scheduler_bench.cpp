@@ -89,7 +89,7 @@ static void run_cycles(benchmark::State& state, int nodes, const char* profile, 
       TopologySpreadConstraint host = zone;
       host.topology_key = tw.sym("kubernetes.io/hostname");
       host.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
-      tw.world().pods[p].pod_rules.spread = {zone, host};
+      tw.world().pods[p].pod_rules.mut().spread = {zone, host};
     }
   }
   fw::ReasonTable reasons;

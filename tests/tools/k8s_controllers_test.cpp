@@ -107,9 +107,9 @@ TEST_CASE(
   const PodSpec& a = *pods_of(s, "web").at(0);
   const PodSpec& b = *pods_of(s, "web2").at(0);
   CHECK(label(s, a, "pod-template-hash") != label(s, b, "pod-template-hash"));
-  CHECK(selector_matches(a.pod_rules.owner_selector, a.labels));
-  CHECK_FALSE(selector_matches(a.pod_rules.owner_selector, b.labels));
-  CHECK_FALSE(selector_matches(b.pod_rules.owner_selector, a.labels));
+  CHECK(selector_matches(a.pod_rules->owner_selector, a.labels));
+  CHECK_FALSE(selector_matches(a.pod_rules->owner_selector, b.labels));
+  CHECK_FALSE(selector_matches(b.pod_rules->owner_selector, a.labels));
 }
 
 TEST_CASE("a durations rule or an annotation can time a controller's replicas") {

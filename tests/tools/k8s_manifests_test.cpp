@@ -272,7 +272,7 @@ TEST_CASE("a bare Pod reads metadata, placement, priority and the capsim annotat
   CHECK(p.affinity.preferred[0].weight == 10);
   CHECK_FALSE(p.affinity.required.has_value());
   // An empty podAntiAffinity is read (InterPodAffinity models it) and holds no term.
-  CHECK(p.pod_rules.anti_affinity.empty());
+  CHECK(p.pod_rules->anti_affinity.empty());
   CHECK(f.warnings.empty());
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("a Deployment's spread constraints, pod affinity and owner selector ar
       "      containers: [{name: c}]\n");
   f.b.finalize();
   REQUIRE(f.world.pods.size() == 2);
-  const PodTopologyRules& t = f.world.pods[0].pod_rules;
+  const PodTopologyRules& t = *f.world.pods[0].pod_rules;
   REQUIRE(t.spread.size() == 2);
   const TopologySpreadConstraint& c = t.spread[0];
   CHECK(c.max_skew == 2);
@@ -128,8 +128,8 @@ TEST_CASE("a bare pod has no owner selector, so no default spread constraints") 
   f.load(pod(""));
   f.b.finalize();
   REQUIRE(f.world.pods.size() == 1);
-  CHECK_FALSE(f.world.pods[0].pod_rules.owner_selector.present);
-  CHECK_FALSE(f.world.pods[0].pod_rules.has_pod_affinity());
+  CHECK_FALSE(f.world.pods[0].pod_rules->owner_selector.present);
+  CHECK_FALSE(f.world.pods[0].pod_rules->has_pod_affinity());
 }
 
 TEST_CASE("a namespaceSelector key no Namespace object carries is warned about, once read") {

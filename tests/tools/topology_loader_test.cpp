@@ -235,7 +235,7 @@ manifests: [m.yaml]
                      "kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname, "
                      "kueue.x-k8s.io/podset-slice-size: \"2\""));
   REQUIRE(s.world->jobs.size() == 1);
-  const TopologyRequest& t = s.world->jobs[0].pod_template.topology;
+  const TopologyRequest& t = *s.world->jobs[0].pod_template.topology;
   CHECK(t.mode == TopologyMode::kRequired);
   CHECK(t.level == "cloud.provider.com/topology-rack");
   CHECK(t.slice_level == "kubernetes.io/hostname");

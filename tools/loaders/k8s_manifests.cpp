@@ -496,14 +496,15 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
                                                                 const std::string& message) {
       if (warnings != nullptr) warnings->push_back(at.where().to_string() + ": " + message);
     };
-    if (auto pa = ar.opt("podAffinity")) p.pod_rules.affinity = parse_pod_affinity(*pa, b, warn);
+    if (auto pa = ar.opt("podAffinity"))
+      p.pod_rules.mut().affinity = parse_pod_affinity(*pa, b, warn);
     if (auto paa = ar.opt("podAntiAffinity")) {
-      p.pod_rules.anti_affinity = parse_pod_affinity(*paa, b, warn);
+      p.pod_rules.mut().anti_affinity = parse_pod_affinity(*paa, b, warn);
     }
     ar.finish();
   }
   if (auto tsc = spec.opt("topologySpreadConstraints")) {
-    p.pod_rules.spread = parse_topology_spread_constraints(*tsc, b);
+    p.pod_rules.mut().spread = parse_topology_spread_constraints(*tsc, b);
   }
   if (auto t = spec.opt("tolerations")) p.tolerations = parse_tolerations(*t, b);
   warn_present(spec, kWarnedPodSpec, ctx);
@@ -558,7 +559,8 @@ class SimAnnotations {
 // podset-slice-size (both or neither). Annotations capsim does not model are warned about.
 void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const ManifestContext& ctx) {
   constexpr std::string_view kPrefix = "kueue.x-k8s.io/podset-";
-  TopologyRequest& t = p.topology;
+  TopologyRequest t = *p.topology;  // kept out of line only if an annotation sets it
+  bool any = false;
   std::optional<YamlNode> mode_node, slice_level, slice_size;
   auto set_mode = [&](TopologyMode m, const YamlNode& v) {
     if (mode_node) {
@@ -572,6 +574,7 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
   };
   for (const auto& [key, v] : meta.annotations) {
     if (key.rfind(kPrefix, 0) != 0) continue;
+    any = true;
     const std::string_view name = std::string_view(key).substr(kPrefix.size());
     if (name == "required-topology" || name == "preferred-topology") {
       set_mode(name == "required-topology" ? TopologyMode::kRequired : TopologyMode::kPreferred, v);
@@ -604,6 +607,7 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
         "kueue.x-k8s.io/podset-slice-size needs "
         "kueue.x-k8s.io/podset-slice-required-topology");
   }
+  if (any) p.topology = std::move(t);
 }
 
 // Kueue's other annotations of a Pod, Job or pod template (the TAS ones are read above):
@@ -1372,7 +1376,7 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
   check_selector(*selector, t.pod.labels, b);
   // What the default spread constraints select (upstream's helper.DefaultSelector: the
   // ReplicaSet's or StatefulSet's selector).
-  t.pod.pod_rules.owner_selector = parse_label_selector(*selector, b);
+  t.pod.pod_rules.mut().owner_selector = parse_label_selector(*selector, b);
   // A Deployment's pods come from a ReplicaSet it makes, which labels them pod-template-hash and
   // adds that label to its selector (pkg/controller/deployment/sync.go): so matchLabelKeys:
   // [pod-template-hash] and the default constraints count only this Deployment's pods. Upstream
@@ -1384,7 +1388,7 @@ void load_replicated(MapReader& doc, ManifestContext& ctx, Controller c) {
     const std::string hash = pod_template_hash(meta.namespace_ + "/" + meta.name);
     const Sym key = b.sym("pod-template-hash");
     t.pod.labels.set(key, b.sym(hash));
-    t.pod.pod_rules.owner_selector.requirements.push_back({key, LabelOp::kIn, {b.sym(hash)}});
+    t.pod.pod_rules.mut().owner_selector.requirements.push_back({key, LabelOp::kIn, {b.sym(hash)}});
     pod_prefix += hash + "-";
   }
   if (replicas == 0) {

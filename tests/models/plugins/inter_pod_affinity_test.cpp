@@ -94,7 +94,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -104,7 +104,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan3", "value3"}}}, "region")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -115,7 +115,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
     auto t = term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "");
     t.namespaces = {s.b.tw.sym("DiffNameSpace")};
-    spec(s.b, p).pod_rules.affinity.required = {t};
+    spec(s.b, p).pod_rules.mut().affinity.required = {t};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNever);
     CHECK(v.reason == kAffinityReason);
@@ -126,7 +126,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "")};
     CHECK(s.run(p, {e}).code == kNever);
   }
@@ -136,7 +136,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"),
         term(s.b, {{"service", kIn, {"securityscan"}}, {"service", kNotIn, {"WrongValue"}}},
              "region")};
@@ -148,7 +148,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"),
         term(s.b, {{"service", kIn, {"securityscan2"}}, {"service", kNotIn, {"WrongValue"}}},
              "region")};
@@ -159,12 +159,12 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     CHECK(s.run(p, {e}).code == kOk);
   }
@@ -174,9 +174,9 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
@@ -187,12 +187,12 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "symmetry with the existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "region")};
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"antivirusscan", "value2"}}}, "node")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
@@ -203,7 +203,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
     // the pod does not match its own NotIn term: unresolvable.
     SingleNode s;
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.affinity.required = {
+    spec(s.b, p).pod_rules.mut().affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan", "value2"}}}, "region")};
     CHECK(s.run(p, {}).code == kNever);
   }
@@ -213,7 +213,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
     const fw::PluginVerdict v = s.run(p, {e});
@@ -225,7 +225,7 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "AntiAffinity constraints. satisfy PodAntiAffinity symmetry with the existing pod") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kNotIn, {"securityscan", "value2"}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
     CHECK(s.run(p, {e}).code == fw::Code::kSkip);
@@ -235,10 +235,10 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "symmetry with incoming pod") {
     SingleNode s;
     const PodId e = s.existing("e", "security", "S1");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"security", kExists, {}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kExists, {}}}, "region"),
         term(s.b, {{"security", kExists, {}}}, "region")};
     const fw::PluginVerdict v = s.run(p, {e});
@@ -250,11 +250,11 @@ TEST_CASE("InterPodAffinity filters as upstream's TestRequiredAffinitySingleNode
       "other on AffinityTerms") {
     SingleNode s;
     const PodId e = s.existing("e", "service", "securityscan");
-    spec(s.b, e).pod_rules.anti_affinity.required = {
+    spec(s.b, e).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"service", kExists, {}}}, "zone"),
         term(s.b, {{"security", kExists, {}}}, "zone")};
     const PodId p = s.b.tw.pod("p").label("security", "S1").add();
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"security", kExists, {}}}, "zone")};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == kNo);
@@ -275,16 +275,16 @@ TEST_CASE("InterPodAffinity matches namespaces by list and by the metadata.name 
   // Anti-affinity to trainers of namespace ml: the pod in ml on node1 rejects it; with the
   // selector naming another namespace it does not.
   SUBCASE("selected namespace") {
-    spec(s.b, p).pod_rules.anti_affinity.required = {t};
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {t};
     CHECK(s.run(p, {e}).code == kNo);
   }
   SUBCASE("other namespace") {
     t.namespace_selector.requirements[0].values = {s.b.tw.sym("prod")};
-    spec(s.b, p).pod_rules.anti_affinity.required = {t};
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {t};
     CHECK(s.run(p, {e}).code == kOk);
   }
   SUBCASE("own namespace by default") {
-    spec(s.b, p).pod_rules.anti_affinity.required = {
+    spec(s.b, p).pod_rules.mut().anti_affinity.required = {
         term(s.b, {{"app", kIn, {"trainer"}}}, "zone")};
     CHECK(s.run(p, {e}).code == kOk);  // e is in ml, p in default
   }
@@ -331,7 +331,7 @@ TEST_CASE("InterPodAffinity matches a namespaceSelector against Namespace object
     t.namespace_selector.requirements.push_back({s.b.tw.sym("team"), c.op, {s.b.tw.sym("team1")}});
     const PodId e = s.b.tw.pod("e").label("service", "securityscan").ns(c.ns).add();
     const PodId p = s.b.tw.pod("p").label("service", "securityscan").add();
-    auto& rules = spec(s.b, p).pod_rules;
+    auto& rules = spec(s.b, p).pod_rules.mut();
     (c.anti ? rules.anti_affinity : rules.affinity).required = {t};
     const fw::PluginVerdict v = s.run(p, {e});
     CHECK(v.code == c.code);
@@ -343,7 +343,7 @@ TEST_CASE("InterPodAffinity lets the first pod of a self-affine group schedule")
   // satisfyPodAffinity: no pod matches anywhere and the pod matches its own term.
   SingleNode s;
   const PodId p = s.b.tw.pod("p").label("job", "train").add();
-  spec(s.b, p).pod_rules.affinity.required = {term(s.b, {{"job", kIn, {"train"}}}, "zone")};
+  spec(s.b, p).pod_rules.mut().affinity.required = {term(s.b, {{"job", kIn, {"train"}}}, "zone")};
   CHECK(s.run(p, {}).code == kOk);
 }
 
@@ -366,9 +366,9 @@ struct Preferred {
   }
   // stayWithS1InRegionAwayFromS2InAz
   void stay_s1_away_s2(PodId p) {
-    spec(b, p).pod_rules.affinity.preferred = {
+    spec(b, p).pod_rules.mut().affinity.preferred = {
         weighted(8, term(b, {{"security", kIn, {"S1"}}}, "region"))};
-    spec(b, p).pod_rules.anti_affinity.preferred = {s2_az()};
+    spec(b, p).pod_rules.mut().anti_affinity.preferred = {s2_az()};
   }
   NodeId node(const std::string& name, const std::vector<std::pair<std::string, std::string>>& ls) {
     auto nb = b.tw.node(name);
@@ -423,7 +423,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", "S1");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).pod_rules.affinity.preferred = {t.s1_region()};
+    spec(t.b, p).pod_rules.mut().affinity.preferred = {t.s1_region()};
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}}) == std::vector<std::int64_t>{100, 0, 0});
   }
   SUBCASE(
@@ -435,7 +435,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     t.node("node3", kIndia);
     const PodId a = t.pod("a", "S1");
     const PodId p = t.pod("p", "");
-    spec(t.b, p).pod_rules.affinity.preferred = {t.s1_region()};
+    spec(t.b, p).pod_rules.mut().affinity.preferred = {t.s1_region()};
     CHECK(t.scores(p, {{a, n1}}) == std::vector<std::int64_t>{100, 100, 0});
   }
   SUBCASE(
@@ -450,7 +450,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     for (NodeId n : {n1, n1, n2, n3, n4, n5})
       on.emplace_back(t.pod("e" + std::to_string(on.size()), "S2"), n);
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).pod_rules.affinity.preferred = {t.s2_region()};
+    spec(t.b, p).pod_rules.mut().affinity.preferred = {t.s2_region()};
     CHECK(t.scores(p, on) == std::vector<std::int64_t>{100, 0, 100, 100, 0});
   }
   SUBCASE(
@@ -462,7 +462,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", "S1");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).pod_rules.affinity.preferred = {
+    spec(t.b, p).pod_rules.mut().affinity.preferred = {
         weighted(8, term(t.b, {{"security", kNotIn, {"S1"}}, {"security", kIn, {"S2"}}}, "region")),
         weighted(2, term(t.b, {{"security", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region"))};
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}}) == std::vector<std::int64_t>{20, 100, 0});
@@ -474,8 +474,8 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kChina), n2 = t.node("node2", kIndia);
     t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
-    spec(t.b, a).pod_rules.affinity.preferred = {t.s1_region()};
-    spec(t.b, c).pod_rules.affinity.preferred = {t.s2_region()};
+    spec(t.b, a).pod_rules.mut().affinity.preferred = {t.s1_region()};
+    spec(t.b, c).pod_rules.mut().affinity.preferred = {t.s2_region()};
     const PodId p = t.pod("p", "S2");
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100, 0});
   }
@@ -489,7 +489,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     t.node("node3", kAz1);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
     for (PodId e : {a, c}) {
-      spec(t.b, e).pod_rules.affinity.required = {
+      spec(t.b, e).pod_rules.mut().affinity.required = {
           term(t.b, {{"security", kIn, {"S1", "value2"}}}, "region"),
           term(t.b, {{"security", kExists, {}}, {"wrongkey", kAbsent, {}}}, "region")};
     }
@@ -501,7 +501,8 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
       const NodeId m1 = u.node("node1", kChina);
       u.node("node2", kIndia);
       const PodId x = u.pod("a", "S1");
-      spec(u.b, x).pod_rules.affinity.required = {term(u.b, {{"security", kIn, {"S1"}}}, "region")};
+      spec(u.b, x).pod_rules.mut().affinity.required = {
+          term(u.b, {{"security", kIn, {"S1"}}}, "region")};
       const PodId q = u.pod("p", "S1");
       u.b.start(single_plugin_profile(kIpa, "{hardPodAffinityWeight: 0}", false));
       u.b.place(x, m1);
@@ -514,7 +515,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kChina);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).pod_rules.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, p).pod_rules.mut().anti_affinity.preferred = {t.s1_az()};
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
   SUBCASE(
@@ -524,7 +525,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kIndia);
     const PodId a = t.pod("a", "S1"), a2 = t.pod("a2", "S1"), c = t.pod("c", "S2");
     const PodId p = t.pod("p", "S1");
-    spec(t.b, p).pod_rules.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, p).pod_rules.mut().anti_affinity.preferred = {t.s1_az()};
     CHECK(t.scores(p, {{a, n1}, {a2, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
   SUBCASE(
@@ -533,8 +534,8 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
     Preferred t;
     const NodeId n1 = t.node("node1", kAz1), n2 = t.node("node2", kAz2);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2");
-    spec(t.b, a).pod_rules.anti_affinity.preferred = {t.s2_az()};
-    spec(t.b, c).pod_rules.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, a).pod_rules.mut().anti_affinity.preferred = {t.s2_az()};
+    spec(t.b, c).pod_rules.mut().anti_affinity.preferred = {t.s1_az()};
     const PodId p = t.pod("p", "S2");
     CHECK(t.scores(p, {{a, n1}, {c, n2}}) == std::vector<std::int64_t>{0, 100});
   }
@@ -563,7 +564,7 @@ TEST_CASE("InterPodAffinity scores as upstream's TestPreferredAffinity") {
                  n3 = t.node("node3", kIndia), n4 = t.node("node4", kAz2);
     const PodId a = t.pod("a", "S1"), c = t.pod("c", "S2"), d = t.pod("d", ""), f = t.pod("f", "");
     t.stay_s1_away_s2(d);
-    spec(t.b, f).pod_rules.anti_affinity.preferred = {t.s1_az()};
+    spec(t.b, f).pod_rules.mut().anti_affinity.preferred = {t.s1_az()};
     const PodId p = t.pod("p", "S1");
     t.stay_s1_away_s2(p);
     CHECK(t.scores(p, {{a, n1}, {c, n2}, {d, n3}, {f, n4}}) ==

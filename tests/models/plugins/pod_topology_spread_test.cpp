@@ -114,7 +114,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     EvaluationBench b;
     four_nodes(b);
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kOk, kOk, kOk, kOk});
   }
@@ -126,7 +126,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     auto more = foo_pods(b, {{0, 1}}, "ns2");
     auto same = foo_pods(b, {{2, 1}, {3, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, others);
     place_all(b, more);
@@ -139,7 +139,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kOk, kOk, kOk, kOk});
@@ -153,7 +153,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     b.tw.node("node-y").label("zone", "zone2").label("node", "node-y").add();
     auto e = foo_pods(b, {{0, 1}, {1, 1}, {2, 1}, {3, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kOk, kNever, kNo, kNo});
@@ -163,7 +163,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     b.tw.node("node-a").label("zone", "zone1").label("node", "node-a").add();
     b.tw.node("node-x").label("zone", "zone2").label("node", "node-x").add();
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "rack", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "rack", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     const fw::PodEvaluation ev = b.evaluate(p);
     CHECK(codes(b, ev) == std::vector<fw::Code>{kNever, kNever});
@@ -175,7 +175,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     const fw::PodEvaluation ev = b.evaluate(p);
@@ -188,7 +188,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 2, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 2, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kNo, kOk, kOk, kNo});
@@ -199,7 +199,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("bar", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kNo, kOk, kOk, kNo});
@@ -211,7 +211,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
     NodeSelectorTerm term;
     term.match_expressions.push_back(
         {b.tw.sym("node"), SelectorOp::kIn, {b.tw.sym("node-a"), b.tw.sym("node-y")}, 0});
@@ -226,7 +226,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     b.tw.node("node-b").label("node", "node-b").add();
     auto e = foo_pods(b, {{0, 1}, {1, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     b.cluster->pod(e[0].first).phase = PodPhase::kTerminating;
@@ -240,8 +240,8 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestMultipleConstraints
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo")),
-                                   constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo")),
+                                         constraint(b, 1, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kNo, kNo, kOk, kNo});
@@ -251,8 +251,8 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestMultipleConstraints
     four_nodes(b);
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 4}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kHard, exists(b, "foo")),
-                                   constraint(b, 1, "node", kHard, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kHard, exists(b, "foo")),
+                                         constraint(b, 1, "node", kHard, exists(b, "foo"))};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kNo, kNo, kNo, kNo});
@@ -272,7 +272,7 @@ TEST_CASE("PodTopologySpread applies minDomains and the node inclusion policies"
       const PodId p = b.tw.pod("p").label("foo", "").add();
       auto c = constraint(b, 1, "zone", kHard, exists(b, "foo"));
       c.min_domains = min_domains;
-      spec(b, p).pod_rules.spread = {c};
+      spec(b, p).pod_rules.mut().spread = {c};
       b.start(single_plugin_profile(kSpread, "", true));
       place_all(b, e);
       const fw::Code want = min_domains == 1 ? kOk : kNo;
@@ -292,7 +292,7 @@ TEST_CASE("PodTopologySpread applies minDomains and the node inclusion policies"
       const PodId p = b.tw.pod("p").label("foo", "").add();
       auto c = constraint(b, 1, "zone", kHard, exists(b, "foo"));
       if (honor) c.node_taints_policy = NodeInclusionPolicy::kHonor;
-      spec(b, p).pod_rules.spread = {c};
+      spec(b, p).pod_rules.mut().spread = {c};
       b.start(single_plugin_profile(kSpread, "", true));
       place_all(b, e);
       // Ignore: zone1 0, zone2 1, min 0: zone2 1 + 1 - 0 = 2 > 1. Honor: only zone2 (1), so
@@ -321,7 +321,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     EvaluationBench b;
     hostname_nodes(b, {"node-a", "node-b"});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     CHECK(score_of(b, p) == std::vector<std::int64_t>{100, 100});
@@ -332,7 +332,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     b.tw.node("node-b").label("kubernetes.io/hostname", "node-b").unschedulable().add();
     auto e = foo_pods(b, {{0, 2}, {1, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -343,7 +343,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     hostname_nodes(b, {"node-a", "node-b"});
     auto e = foo_pods(b, {{0, 1}, {1, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -355,7 +355,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     hostname_nodes(b, {"node-a", "node-b", "node-c", "node-d"});
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -366,7 +366,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     hostname_nodes(b, {"node-a", "node-b", "node-c", "node-d"});
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, LabelSelector{})};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -378,7 +378,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     hostname_nodes(b, {"node-a", "node-b", "node-c", "node-d"});
     auto e = foo_pods(b, {{0, 2}, {1, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 2, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -389,7 +389,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     hostname_nodes(b, {"node-a", "node-b", "node-c", "node-d"});
     auto e = foo_pods(b, {{0, 4}, {1, 3}, {2, 2}, {3, 1}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 3, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -405,7 +405,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     LabelSelector owner;
     owner.present = true;
     owner.requirements.push_back({b.tw.sym("foo"), LabelOp::kIn, {b.tw.sym("")}});
-    spec(b, p).pod_rules.owner_selector = owner;
+    spec(b, p).pod_rules.mut().owner_selector = owner;
     b.start(kScoreProfile);
     place_all(b, e);
     CHECK(score_of(b, p) == std::vector<std::int64_t>{44, 66, 77, 100});
@@ -419,7 +419,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     b.tw.node("node-y").label("kubernetes.io/hostname", "node-y").unschedulable().add();
     auto e = foo_pods(b, {{0, 4}, {1, 2}, {2, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -436,7 +436,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
     b.tw.node("node-y").label("kubernetes.io/hostname", "node-y").unschedulable().add();
     auto e = foo_pods(b, {{0, 4}, {1, 2}, {2, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {
+    spec(b, p).pod_rules.mut().spread = {
         constraint(b, 1, "kubernetes.io/hostname", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
@@ -456,7 +456,7 @@ TEST_CASE("PodTopologySpread scores nodes as upstream's TestPodTopologySpreadSco
         .add();
     auto e = foo_pods(b, {{0, 4}, {1, 2}, {2, 1}, {3, 3}});
     const PodId p = b.tw.pod("p").label("foo", "").add();
-    spec(b, p).pod_rules.spread = {constraint(b, 1, "zone", kSoft, exists(b, "foo"))};
+    spec(b, p).pod_rules.mut().spread = {constraint(b, 1, "zone", kSoft, exists(b, "foo"))};
     b.start(kScoreProfile);
     place_all(b, e);
     CHECK(score_of(b, p) == std::vector<std::int64_t>{75, 75, 100});

@@ -78,7 +78,7 @@ void spread(EvaluationBench& b, PodId p, const std::string& key) {
   c.topology_key = b.tw.sym(key);
   c.when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
   c.selector = exists(b, "foo");
-  spec(b, p).pod_rules.spread.push_back(std::move(c));
+  spec(b, p).pod_rules.mut().spread.push_back(std::move(c));
 }
 
 // The candidates' nodes and victims, by name.
@@ -112,7 +112,7 @@ TEST_CASE(
   PodAffinityTerm anti;
   anti.selector = exists(b, "foo");
   anti.topology_key = b.tw.sym("hostname");
-  spec(b, p11).pod_rules.anti_affinity.required.push_back(anti);
+  spec(b, p11).pod_rules.mut().anti_affinity.required.push_back(anti);
   b.start("schedulerName: default-scheduler\n");
   run_on(b, p11, 0);
   run_on(b, p12, 0);

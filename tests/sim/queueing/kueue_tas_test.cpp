@@ -77,8 +77,8 @@ void tas_nodes(KueueRig& r) {
 }
 
 void ask(KueueRig& r, PodId p, TopologyMode mode, const std::string& level = "") {
-  r.tw.world().pods[p].topology.mode = mode;
-  r.tw.world().pods[p].topology.level = level;
+  r.tw.world().pods[p].topology.mut().mode = mode;
+  r.tw.world().pods[p].topology.mut().level = level;
 }
 
 std::string rack_of(const std::string& node) {

@@ -1,0 +1,48 @@
+// Boxed<T>: a member kept out of line, for the parts of a large, numerous struct that most
+// objects leave at their default (a PodSpec's spread constraints and pod affinity, its Kueue
+// topology request). A default Boxed holds no allocation and takes 8 bytes in place of
+// sizeof(T); it reads as a default T. Copies copy the value, like a plain member.
+//
+// Reads go through `->` and `*` (const only); writes through mut(), which makes the value on
+// first use, or by assigning a whole T.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+namespace capsim {
+
+template <class T>
+class Boxed {
+ public:
+  Boxed() = default;
+  Boxed(const Boxed& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(const Boxed& o) {
+    if (this != &o) value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
+    return *this;
+  }
+  Boxed& operator=(Boxed&&) noexcept = default;
+  ~Boxed() = default;
+
+  Boxed& operator=(T v) {
+    value_ = std::make_unique<T>(std::move(v));
+    return *this;
+  }
+
+  const T& operator*() const { return value_ ? *value_ : kDefault; }
+  const T* operator->() const { return &**this; }
+  // The value to change in place (made, as a default T, if there was none).
+  T& mut() {
+    if (!value_) value_ = std::make_unique<T>();
+    return *value_;
+  }
+  // Whether a value was ever set (it may still equal a default T).
+  bool set() const { return value_ != nullptr; }
+
+ private:
+  static inline const T kDefault{};
+  std::unique_ptr<T> value_;
+};
+
+}  // namespace capsim
