@@ -546,8 +546,8 @@ void SqliteRecorder::end_run(const RunInfo& info, const std::vector<PodRecord>& 
         }
         // The owner named in `job`: its controller's kind (a Deployment, a dump's ReplicaSet),
         // else Job for a Job's pod; NULL for a bare pod or a trace's.
-        if (!spec.controller_kind.empty()) {
-          pod.bind_text(17, spec.controller_kind);
+        if (!spec.controller_kind->empty()) {
+          pod.bind_text(17, *spec.controller_kind);
         } else if (spec.job != kNoJob) {
           pod.bind_text(17, "Job");
         } else {

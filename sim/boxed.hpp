@@ -1,7 +1,8 @@
 // Boxed<T>: a member kept out of line, for the parts of a large, numerous struct that most
-// objects leave at their default (a PodSpec's spread constraints and pod affinity, its Kueue
-// topology request). A default Boxed holds no allocation and takes 8 bytes in place of
-// sizeof(T); it reads as a default T. Copies copy the value, like a plain member.
+// objects leave at their default (a PodSpec's spread constraints, pod and node affinity, Kueue
+// topology request, priority class name, controller kind and spec.nodeName). A default Boxed holds
+// no allocation and takes 8 bytes in place of sizeof(T); it reads as a default T. Copies copy the
+// value, like a plain member.
 //
 // Reads go through `->` and `*` (const only); writes through mut(), which makes the value on
 // first use, or by assigning a whole T.

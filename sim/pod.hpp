@@ -52,7 +52,8 @@ struct PodSpec {
   JobId job = kNoJob;
   std::string job_name;  // the job or workload it belongs to, for reports (trace `job`, Job name)
   std::string queue;     // tenant / queue name used for reporting
-  std::string priority_class;
+  // The members most pods leave empty are Boxed (sim/boxed.hpp): a null pointer until set.
+  Boxed<std::string> priority_class;
   std::int32_t priority = 0;
   bool explicit_priority = false;  // spec.priority given without a class: no global default
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
@@ -76,7 +77,7 @@ struct PodSpec {
 
   LabelSet labels;
   LabelSet node_selector;
-  NodeAffinity affinity;
+  Boxed<NodeAffinity> affinity;  // boxed: most pods have none
   std::vector<Toleration> tolerations;
   // Spread constraints, pod (anti-)affinity (sim/pod_affinity.hpp): boxed, as most pods have
   // none.
@@ -99,10 +100,10 @@ struct PodSpec {
   std::string source;  // "file:line" it came from
   // The kind of the controller object its manifest came from (Deployment, StatefulSet,
   // DaemonSet, ReplicaSet, ...); empty for a bare pod, a Job's or a trace's.
-  std::string controller_kind;
+  Boxed<std::string> controller_kind;
   // spec.nodeName: the pod is bound to this node at arrival without a scheduling cycle, as the
   // kubelet admits it (a pod that does not fit there fails, OutOf<resource>); empty: scheduled.
-  std::string node_name;
+  Boxed<std::string> node_name;
 
   CheckpointPolicy checkpoint;  // none unless a `checkpoints:` rule matches
 

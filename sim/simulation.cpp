@@ -496,7 +496,7 @@ void Simulation::on_arrival(const Event& e) {
 void Simulation::on_pod_pending(PodId pod) {
   lifecycle_.arrive(pod, engine_.now());
   record("arrive", pod, kNoNode, "");
-  if (!cluster_.spec(pod).node_name.empty()) {
+  if (!cluster_.spec(pod).node_name->empty()) {
     admit_bound(pod);  // no scheduler looks at a pod with spec.nodeName
     return;
   }
@@ -634,7 +634,7 @@ std::uint32_t Simulation::pod_class(PodId pod) {
     // Pods whose fit a bind can create (claims, pod rules, topology requests) or that the
     // scheduler does not place alone stay out of groups.
     if (!spec.claims.empty() || spec.compute_domain >= 0 || !spec.pod_rules->spread.empty() ||
-        spec.pod_rules->has_pod_affinity() || !spec.node_name.empty() || spec.gang != kNoGang ||
+        spec.pod_rules->has_pod_affinity() || !spec.node_name->empty() || spec.gang != kNoGang ||
         spec.topology->explicit_request()) {
       return c;
     }
@@ -670,7 +670,7 @@ void Simulation::settle_straddlers(const fw::QueuedPodInfo& key) {
 }
 
 void Simulation::admit_bound(PodId pod) {
-  const std::string& name = cluster_.spec(pod).node_name;
+  const std::string& name = *cluster_.spec(pod).node_name;
   NodeId node = kNoNode;
   for (const NodeInfo& n : cluster_.nodes()) {
     if (n.spec->name == name) node = n.id;

@@ -42,7 +42,7 @@ std::vector<PodId> unschedulable(const Cluster& cluster, const fw::SchedulingQue
     const PodState& s = cluster.pod(p);
     if (s.phase == PodPhase::kPending && s.node == kNoNode && s.attempts > 0 &&
         s.nominated_node == kNoNode && queue.contains(p) &&
-        cluster.spec(p).controller_kind != "DaemonSet") {
+        *cluster.spec(p).controller_kind != "DaemonSet") {
       pending.push_back(p);
     }
   }
@@ -157,7 +157,7 @@ void Simulation::begin_drain_evictions(NodeId node) {
     // Evictions change the node's pod list (a gang's siblings go too): walk a copy.
     for (PodId pod : std::vector<PodId>(n.pods)) {
       const PodState& s = cluster_.pod(pod);
-      if (s.node != node || cluster_.spec(pod).controller_kind == "DaemonSet") continue;
+      if (s.node != node || *cluster_.spec(pod).controller_kind == "DaemonSet") continue;
       if (s.phase != PodPhase::kRunning && s.phase != PodPhase::kCrashBackoff) continue;
       ++b.evictions;
       terminate(pod, kScaleDownEvictKind,
@@ -177,12 +177,12 @@ void Simulation::finish_drain(NodeId node, bool force) {
     return;
   }
   for (PodId pod : n.pods) {
-    if (cluster_.spec(pod).controller_kind != "DaemonSet" && !force) return;  // still leaving
+    if (*cluster_.spec(pod).controller_kind != "DaemonSet" && !force) return;  // still leaving
   }
   Autoscaler::Books& b = autoscaler_->books;
   for (PodId pod : std::vector<PodId>(n.pods)) {
     PodState& s = cluster_.pod(pod);
-    if (s.node != node || cluster_.spec(pod).controller_kind == "DaemonSet") continue;
+    if (s.node != node || *cluster_.spec(pod).controller_kind == "DaemonSet") continue;
     // Still terminating at max_graceful_termination: its grace period is cut short.
     if (s.phase == PodPhase::kRunning || s.phase == PodPhase::kCrashBackoff)
       terminate(pod, kScaleDownEvictKind, "its node is removed by a scale-down");

@@ -76,7 +76,7 @@ void Simulation::drain(NodeId node, std::size_t window) {
     const PodState& s = cluster_.pod(pod);
     if (s.node != node) continue;
     const PodSpec& spec = cluster_.spec(pod);
-    if (spec.controller_kind == "DaemonSet") continue;  // kubectl drain --ignore-daemonsets
+    if (*spec.controller_kind == "DaemonSet") continue;  // kubectl drain --ignore-daemonsets
     if (s.phase == PodPhase::kTerminating) {
       waiting = true;  // its grace period runs
       continue;

@@ -88,7 +88,7 @@ void Simulation::apply_reclaim(const SpotProcess::Reclaim& r, std::string_view s
       fmt::format("evicted: node {} is reclaimed (spot) in {}", name, format_duration(r.notice));
   for (PodId pod : std::vector<PodId>(cluster_.node(node).pods)) {
     const PodState& s = cluster_.pod(pod);
-    if (s.node != node || cluster_.spec(pod).controller_kind == "DaemonSet") continue;
+    if (s.node != node || *cluster_.spec(pod).controller_kind == "DaemonSet") continue;
     terminate(pod, kSpotReclaimKind, detail);
   }
   ++spot_events_;
@@ -120,7 +120,7 @@ void Simulation::on_reclaim_end(const Event& e) {
   for (PodId pod : std::vector<PodId>(cluster_.node(node).pods)) {
     PodState& s = cluster_.pod(pod);
     if (s.node != node) continue;
-    if (cluster_.spec(pod).controller_kind == "DaemonSet") {
+    if (*cluster_.spec(pod).controller_kind == "DaemonSet") {
       lifecycle_.terminate(pod);
       record("spot-kill", pod, node, "its node is reclaimed");
       end_termination(pod, "its node was reclaimed");

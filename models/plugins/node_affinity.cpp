@@ -10,7 +10,7 @@ NodeAffinityPlugin::NodeAffinityPlugin(PluginContext& ctx)
 
 fw::Status NodeAffinityPlugin::pre_filter(fw::CycleState& /*state*/, const PodSpec& pod,
                                           const fw::Snapshot& /*snap*/) {
-  if (pod.node_selector.empty() && !pod.affinity.required) return fw::Status::skip();
+  if (pod.node_selector.empty() && !pod.affinity->required) return fw::Status::skip();
   return fw::Status::success();
 }
 
@@ -18,8 +18,8 @@ fw::Status NodeAffinityPlugin::filter(const fw::CycleState& /*state*/, const Pod
                                       const NodeInfo& node) const {
   if (!node.spec->labels.contains_all(pod.node_selector))
     return fw::Status::unresolvable(mismatch_);
-  if (pod.affinity.required &&
-      !matches_any_term(*pod.affinity.required, NodeView{&node.spec->labels, node.spec->name_sym},
+  if (pod.affinity->required &&
+      !matches_any_term(*pod.affinity->required, NodeView{&node.spec->labels, node.spec->name_sym},
                         *pool_)) {
     return fw::Status::unresolvable(mismatch_);
   }
@@ -29,7 +29,7 @@ fw::Status NodeAffinityPlugin::filter(const fw::CycleState& /*state*/, const Pod
 fw::Status NodeAffinityPlugin::pre_score(fw::CycleState& /*state*/, const PodSpec& pod,
                                          std::span<const NodeId> /*nodes*/,
                                          const fw::Snapshot& /*snap*/) {
-  if (pod.affinity.preferred.empty()) return fw::Status::skip();
+  if (pod.affinity->preferred.empty()) return fw::Status::skip();
   return fw::Status::success();
 }
 
@@ -37,7 +37,7 @@ std::int64_t NodeAffinityPlugin::score(const fw::CycleState& /*state*/, const Po
                                        const NodeInfo& node) const {
   std::int64_t count = 0;
   const NodeView view{&node.spec->labels, node.spec->name_sym};
-  for (const auto& term : pod.affinity.preferred) {
+  for (const auto& term : pod.affinity->preferred) {
     if (term.weight == 0) continue;
     if (matches_term(term.preference, view, *pool_)) count += term.weight;
   }

@@ -27,7 +27,7 @@ class NodeAffinityPlugin final : public fw::Plugin,
   // Reads the pod's nodeSelector and required node affinity and the node's labels and name;
   // pods with a required affinity are not compared (never alike).
   bool filters_alike(const PodSpec& a, const PodSpec& b) const override {
-    return !a.affinity.required && !b.affinity.required &&
+    return !a.affinity->required && !b.affinity->required &&
            a.node_selector.items() == b.node_selector.items();
   }
   fw::Status pre_score(fw::CycleState& state, const PodSpec& pod, std::span<const NodeId> nodes,

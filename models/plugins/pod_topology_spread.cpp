@@ -82,9 +82,9 @@ bool PodTopologySpread::included(const Constraint& c, const PodSpec& pod,
   if (c.spec->node_affinity_policy == NodeInclusionPolicy::kHonor) {
     // The pod's required node affinity: nodeSelector and required terms.
     if (!node.spec->labels.contains_all(pod.node_selector)) return false;
-    if (pod.affinity.required &&
-        !matches_any_term(*pod.affinity.required, NodeView{&node.spec->labels, node.spec->name_sym},
-                          *pool_)) {
+    if (pod.affinity->required &&
+        !matches_any_term(*pod.affinity->required,
+                          NodeView{&node.spec->labels, node.spec->name_sym}, *pool_)) {
       return false;
     }
   }

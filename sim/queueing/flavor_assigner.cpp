@@ -267,10 +267,10 @@ std::string flavor_mismatch(const KueueState& st, const Workload& w, std::int32_
   for (const auto& [k, v] : pod.node_selector.items()) {
     if (flavor_has(k) && flavor.node_labels.get(k) != v) return no_match;
   }
-  if (pod.affinity.required) {
+  if (pod.affinity->required) {
     std::vector<NodeSelectorTerm> terms;
     bool unconstrained = false;
-    for (const NodeSelectorTerm& term : *pod.affinity.required) {
+    for (const NodeSelectorTerm& term : *pod.affinity->required) {
       NodeSelectorTerm kept;
       for (const NodeSelectorRequirement& req : term.match_expressions) {
         if (flavor_has(req.key)) kept.match_expressions.push_back(req);

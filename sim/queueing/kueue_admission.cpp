@@ -516,8 +516,8 @@ std::string KueueAdmission::nomination_key(const Workload& w, std::int32_t cq) c
                      t.effect ? static_cast<int>(*t.effect) : -1);
   }
   k += '|';
-  if (p.affinity.required) {
-    for (const NodeSelectorTerm& term : *p.affinity.required) {
+  if (p.affinity->required) {
+    for (const NodeSelectorTerm& term : *p.affinity->required) {
       for (const NodeSelectorRequirement& r : term.match_expressions) {
         k += fmt::format("{}/{}/{}/{};", r.key, static_cast<int>(r.op), fmt::join(r.values, "."),
                          r.number);

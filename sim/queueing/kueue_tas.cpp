@@ -34,8 +34,8 @@ bool node_admits(const NodeSpec& n, const PodSpec& pod, const ResourceFlavorSpec
   // nodeSelector and required node affinity, and its taints against the pod's and the flavor's
   // tolerations.
   if (!n.labels.contains_all(pod.node_selector)) return false;
-  if (pod.affinity.required &&
-      !matches_any_term(*pod.affinity.required, NodeView{&n.labels, n.name_sym}, pool)) {
+  if (pod.affinity->required &&
+      !matches_any_term(*pod.affinity->required, NodeView{&n.labels, n.name_sym}, pool)) {
     return false;
   }
   for (const Taint& t : n.taints) {

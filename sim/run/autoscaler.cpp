@@ -275,7 +275,7 @@ bool Autoscaler::empty(const NodeInfo& node) const {
   // Empty but for running DaemonSet pods, which upstream does not count (they stop with the
   // node).
   for (PodId p : node.pods) {
-    if (cluster_->spec(p).controller_kind != "DaemonSet") return false;
+    if (*cluster_->spec(p).controller_kind != "DaemonSet") return false;
     if (cluster_->pod(p).phase != PodPhase::kRunning) return false;
   }
   return true;
@@ -307,7 +307,7 @@ double Autoscaler::utilization(const NodeInfo& n) {
 const char* Autoscaler::unmovable(PodId pod, DisruptionBudgets& budgets) const {
   const PodSpec& spec = cluster_->spec(pod);
   if (!spec.requeue_on_preemption) return "a pod no controller recreates";
-  if (!spec.node_name.empty()) return "a pod bound to its node by spec.nodeName";
+  if (!spec.node_name->empty()) return "a pod bound to its node by spec.nodeName";
   if (spec.gang != kNoGang) return "a gang member (its eviction would restart the whole gang)";
   if (!spec.claims.empty() || spec.compute_domain >= 0) return "a pod with DRA claims";
   if (spec.pod_rules->has_pod_affinity() || !spec.pod_rules->spread.empty())
@@ -320,7 +320,7 @@ const char* Autoscaler::unmovable(PodId pod, DisruptionBudgets& budgets) const {
 std::vector<PodId> Autoscaler::movers(const NodeInfo& node) const {
   std::vector<PodId> out;
   for (PodId p : node.pods) {
-    if (cluster_->spec(p).controller_kind == "DaemonSet") continue;
+    if (*cluster_->spec(p).controller_kind == "DaemonSet") continue;
     const PodPhase ph = cluster_->pod(p).phase;
     if (ph == PodPhase::kRunning || ph == PodPhase::kCrashBackoff) out.push_back(p);
   }

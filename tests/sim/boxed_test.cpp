@@ -55,11 +55,16 @@ TEST_CASE("copies of a Boxed are independent values; a moved-from one reads as d
 }
 
 TEST_CASE("a PodSpec keeps its rarely set rules out of line") {
-  // The pods of a fleet-scale run are mostly without spread constraints, pod affinity or a TAS
-  // request: those take a pointer each in PodSpec (see docs/scheduling.md, Performance).
+  // The pods of a fleet-scale run are mostly without spread constraints, pod or node affinity, a
+  // TAS request, a priority class, a controller or spec.nodeName: those take a pointer each in
+  // PodSpec (see docs/scheduling.md, Performance).
   PodSpec a;
   CHECK_FALSE(a.pod_rules.set());
   CHECK_FALSE(a.topology.set());
+  CHECK_FALSE(a.affinity.set());
+  CHECK_FALSE(a.node_name.set());
+  CHECK(a.node_name->empty());
+  CHECK_FALSE(a.affinity->required.has_value());
   CHECK(a.pod_rules->spread.empty());
   CHECK(a.topology->mode == TopologyMode::kNone);
   a.topology.mut().slice_level = "rack";

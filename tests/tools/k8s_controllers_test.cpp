@@ -144,9 +144,9 @@ TEST_CASE("a DaemonSet runs one pod on each node it matches, pinned there") {
   REQUIRE(dcgm.size() == 3);
   std::vector<std::string> pinned;
   for (const PodSpec* p : dcgm) {
-    REQUIRE(p->affinity.required.has_value());
-    REQUIRE(p->affinity.required->size() == 1);
-    const auto& fields = (*p->affinity.required)[0].match_fields;
+    REQUIRE(p->affinity->required.has_value());
+    REQUIRE(p->affinity->required->size() == 1);
+    const auto& fields = (*p->affinity->required)[0].match_fields;
     REQUIRE(fields.size() == 1);
     CHECK(s.world->strings.str(fields[0].key) == "metadata.name");
     pinned.push_back(s.world->strings.str(fields[0].values.at(0)));
@@ -347,7 +347,7 @@ TEST_CASE("objects a read controller made are skipped once, kept when the contro
   // They carry their owner, name and kind, for the report's job and owner_kind columns.
   for (const PodSpec& p : t.world->pods) {
     CHECK(p.job_name == "web-6d4f");
-    CHECK(p.controller_kind == "ReplicaSet");
+    CHECK(*p.controller_kind == "ReplicaSet");
   }
 }
 

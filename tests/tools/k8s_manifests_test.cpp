@@ -254,7 +254,7 @@ TEST_CASE("a bare Pod reads metadata, placement, priority and the capsim annotat
   CHECK(p.namespace_ == "ml");
   CHECK(p.queue == "lq");  // the Kueue label wins over the annotation
   CHECK(f.label(p.labels, "app") == "train");
-  CHECK(p.priority_class == "high");
+  CHECK(*p.priority_class == "high");
   CHECK(p.priority == 5000);  // from the class, after finalize()
   CHECK(p.preemption_policy == PreemptionPolicy::kNever);
   CHECK(p.restart_policy == RestartPolicy::kOnFailure);
@@ -268,9 +268,9 @@ TEST_CASE("a bare Pod reads metadata, placement, priority and the capsim annotat
   CHECK(f.label(p.node_selector, "nvidia.com/gpu.product") == "NVIDIA-B200");
   REQUIRE(p.tolerations.size() == 1);
   CHECK(p.tolerations[0].op == TolerationOp::kExists);
-  REQUIRE(p.affinity.preferred.size() == 1);
-  CHECK(p.affinity.preferred[0].weight == 10);
-  CHECK_FALSE(p.affinity.required.has_value());
+  REQUIRE(p.affinity->preferred.size() == 1);
+  CHECK(p.affinity->preferred[0].weight == 10);
+  CHECK_FALSE(p.affinity->required.has_value());
   // An empty podAntiAffinity is read (InterPodAffinity models it) and holds no term.
   CHECK(p.pod_rules->anti_affinity.empty());
   CHECK(f.warnings.empty());

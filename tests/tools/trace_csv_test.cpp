@@ -66,7 +66,7 @@ TEST_CASE("a trace file becomes pods with exact times, requests, constraints and
   CHECK(f.model(train.gpu_models[0]) == "A100-80GB");
   CHECK(f.model(train.gpu_models[1]) == "H100-80GB");
   CHECK(train.queue == "team-a");
-  CHECK(train.priority_class == "training");
+  CHECK(*train.priority_class == "training");
   CHECK(train.gpu_util == doctest::Approx(0.9));
   CHECK(train.gpu_memory_used == 70 * kGi);
   CHECK_FALSE(train.fails);

@@ -435,7 +435,7 @@ void parse_pod_spec(const YamlNode& spec_node, ManifestContext& ctx, PodSpec& p,
   bool has_class = false;
   if (auto pc = spec.opt("priorityClassName")) {
     p.priority_class = pc->str();
-    has_class = !p.priority_class.empty();
+    has_class = !p.priority_class->empty();
   }
   if (auto prio = spec.opt("priority")) {
     const auto v = static_cast<std::int32_t>(prio->integer(
@@ -915,7 +915,7 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   // owner, so the report groups the owner's pods; its kind also tells drains to leave a
   // DaemonSet's pods, as `kubectl drain --ignore-daemonsets` does.
   p.job_name = meta.owner_name;
-  p.controller_kind = meta.owner_kind;
+  if (!meta.owner_kind.empty()) p.controller_kind = meta.owner_kind;
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
   read_topology_annotations(meta, p, ctx);
@@ -1278,7 +1278,7 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   }
   PodSpec& p = t.pod;
   p.namespace_ = owner.namespace_;
-  p.controller_kind = kind;
+  if (*kind != '\0') p.controller_kind = std::string(kind);
   if (t.meta) p.labels = t.meta->labels;
   if (t.meta) read_topology_annotations(*t.meta, p, ctx);
   if (t.meta) read_kueue_annotations(*t.meta, nullptr, ctx);
@@ -1437,7 +1437,7 @@ void add_daemon_tolerations(PodSpec& p, WorldBuilder& b) {
 bool daemon_fits(const PodSpec& p, const NodeSpec& node, const StringPool& pool, Sym node_name) {
   if (!node.labels.contains_all(p.node_selector)) return false;
   const NodeView view{&node.labels, node_name};
-  if (p.affinity.required && !matches_any_term(*p.affinity.required, view, pool)) return false;
+  if (p.affinity->required && !matches_any_term(*p.affinity->required, view, pool)) return false;
   for (const Taint& taint : node.taints) {
     if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
     if (!tolerates_any(p.tolerations, taint)) return false;
@@ -1482,8 +1482,8 @@ void load_daemon_set(MapReader& doc, ManifestContext& ctx) {
       pin.key = field;
       pin.op = SelectorOp::kIn;
       pin.values = {node_name};
-      if (!p.affinity.required) p.affinity.required = std::vector<NodeSelectorTerm>{{}};
-      for (NodeSelectorTerm& term : *p.affinity.required)
+      if (!p.affinity->required) p.affinity.mut().required = std::vector<NodeSelectorTerm>{{}};
+      for (NodeSelectorTerm& term : *p.affinity.mut().required)
         term.match_fields = {pin};
       b.add_pod(std::move(p), where);
       ++made;

@@ -150,8 +150,8 @@ void apply_scaling(const YamlNode& section, WorldBuilder& b, FileSource& files,
   std::vector<std::vector<PodId>> made_pods(by_controller.size());
   for (PodId p = 0; p < w.pods.size(); ++p) {
     const PodSpec& ps = w.pods[p];
-    if (ps.controller_kind.empty()) continue;
-    auto it = index.find(std::tie(ps.controller_kind, ps.namespace_, ps.job_name));
+    if (ps.controller_kind->empty()) continue;
+    auto it = index.find(std::tie(*ps.controller_kind, ps.namespace_, ps.job_name));
     if (it != index.end()) made_pods[it->second].push_back(p);
   }
   for (std::size_t k = 0; k < by_controller.size(); ++k) {

@@ -382,7 +382,7 @@ void WorldBuilder::add_namespace(const std::string& name, LabelSet labels,
 
 void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) const {
   const auto& pcs = world_->priority_classes;
-  if (p.priority_class.empty()) {
+  if (p.priority_class->empty()) {
     if (p.explicit_priority) return;
     for (const auto& pc : pcs) {
       if (pc.global_default) {
@@ -395,7 +395,7 @@ void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) cons
     return;
   }
   for (const auto& pc : pcs) {
-    if (pc.name == p.priority_class) {
+    if (pc.name == *p.priority_class) {
       p.priority = pc.value;
       if (p.preemption_policy != PreemptionPolicy::kNever)
         p.preemption_policy = pc.preemption_policy;
@@ -403,26 +403,26 @@ void WorldBuilder::resolve_priority(PodSpec& p, const InputLocation& where) cons
     }
   }
   // The two classes every cluster has.
-  if (p.priority_class == "system-cluster-critical") {
+  if (*p.priority_class == "system-cluster-critical") {
     p.priority = 2000000000;
     return;
   }
-  if (p.priority_class == "system-node-critical") {
+  if (*p.priority_class == "system-node-critical") {
     p.priority = 2000001000;
     return;
   }
   std::vector<std::string> names;
   for (const auto& pc : pcs)
     names.push_back(pc.name);
-  fail_at(where, fmt::format("unknown priorityClassName '{}'{}", p.priority_class,
-                             did_you_mean(p.priority_class, names)));
+  fail_at(where, fmt::format("unknown priorityClassName '{}'{}", *p.priority_class,
+                             did_you_mean(*p.priority_class, names)));
 }
 
 void WorldBuilder::check_node_name(const PodSpec& p, const InputLocation& where) const {
-  if (p.node_name.empty()) return;
+  if (p.node_name->empty()) return;
   std::vector<std::string> names;
   for (const NodeSpec& n : world_->nodes) {
-    if (n.name == p.node_name) {
+    if (n.name == *p.node_name) {
       // The kubelet's device manager hands out whole device-plugin units; GPU shares and DRA
       // claims are allocated by scheduler plugins, which a bound pod never meets.
       if (p.gpu_milli > 0 && p.gpu_milli < 1000) {
@@ -435,8 +435,8 @@ void WorldBuilder::check_node_name(const PodSpec& p, const InputLocation& where)
     }
     names.push_back(n.name);
   }
-  fail_at(where, fmt::format("spec.nodeName '{}' names no node{}", p.node_name,
-                             did_you_mean(p.node_name, names)));
+  fail_at(where, fmt::format("spec.nodeName '{}' names no node{}", *p.node_name,
+                             did_you_mean(*p.node_name, names)));
 }
 
 std::string WorldBuilder::generate_name(const std::string& prefix) {

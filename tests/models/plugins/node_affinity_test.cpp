@@ -54,7 +54,7 @@ TEST_CASE("NodeAffinity filters on nodeSelector and required terms") {
   for (const auto& c : cases) {
     CAPTURE(c.name);
     PodSpec p;
-    p.affinity.required = c.terms;
+    p.affinity.mut().required = c.terms;
     CHECK(na.filter(state, p, cluster.node(0)).is_success() == c.want_a100);
     CHECK(na.filter(state, p, cluster.node(1)).is_success() == c.want_b200);
   }
@@ -77,9 +77,9 @@ TEST_CASE("NodeAffinity scores preferred terms by weight and normalises to 100")
   Cluster cluster(tw.world());
   fw::CycleState state(1);
   PodSpec p;
-  p.affinity.preferred.push_back(
+  p.affinity.mut().preferred.push_back(
       {2, NodeSelectorTerm{{req(tw, "gpu", SelectorOp::kIn, {"b200"})}, {}}});
-  p.affinity.preferred.push_back(
+  p.affinity.mut().preferred.push_back(
       {5, NodeSelectorTerm{{req(tw, "zone", SelectorOp::kIn, {"z1"})}, {}}});
   std::vector<std::int64_t> raw;
   for (NodeId n = 0; n < 3; ++n)

@@ -215,7 +215,7 @@ TEST_CASE("PodTopologySpread filters nodes as upstream's TestSingleConstraint") 
     NodeSelectorTerm term;
     term.match_expressions.push_back(
         {b.tw.sym("node"), SelectorOp::kIn, {b.tw.sym("node-a"), b.tw.sym("node-y")}, 0});
-    spec(b, p).affinity.required = std::vector<NodeSelectorTerm>{term};
+    spec(b, p).affinity.mut().required = std::vector<NodeSelectorTerm>{term};
     b.start(single_plugin_profile(kSpread, "", true));
     place_all(b, e);
     CHECK(filter_codes(b, p) == std::vector<fw::Code>{kOk, kOk, kOk, kNo});

@@ -483,7 +483,7 @@ TEST_CASE("NodeAffinity scores as upstream's TestNodeAffinityPriority") {
       r.values = {b.tw.sym(v)};
       return r;
     };
-    auto& pref = b.tw.world().pods[p].affinity.preferred;
+    auto& pref = b.tw.world().pods[p].affinity.mut().preferred;
     pref.push_back({2, NodeSelectorTerm{{req("foo", "bar")}, {}}});
     pref.push_back({4, NodeSelectorTerm{{req("key", "value")}, {}}});
     pref.push_back(
@@ -504,7 +504,7 @@ TEST_CASE("NodeAffinity scores as upstream's TestNodeAffinityPriority") {
     NodeSelectorRequirement r;
     r.key = b.tw.sym("az");
     r.values = {b.tw.sym("az9")};
-    b.tw.world().pods[p].affinity.preferred.push_back({2, NodeSelectorTerm{{r}, {}}});
+    b.tw.world().pods[p].affinity.mut().preferred.push_back({2, NodeSelectorTerm{{r}, {}}});
     b.start(single_plugin_profile("NodeAffinity", "", true));
     const fw::PodEvaluation ev = b.evaluate(p);
     CHECK(b.normalized(ev, 0, "NodeAffinity") == 0);
