@@ -5,9 +5,11 @@
 // value, like a plain member.
 //
 // Reads go through `->` and `*` (const only); writes through mut(), which makes the value on
-// first use, or by assigning a whole T.
+// first use, or by assigning a whole T, which keeps nothing when T compares equal to a default T
+// (so a loader may assign what it read, set or not).
 #pragma once
 
+#include <concepts>
 #include <memory>
 #include <utility>
 
@@ -27,6 +29,12 @@ class Boxed {
   ~Boxed() = default;
 
   Boxed& operator=(T v) {
+    if constexpr (std::equality_comparable<T>) {
+      if (v == kDefault) {
+        value_.reset();
+        return *this;
+      }
+    }
     value_ = std::make_unique<T>(std::move(v));
     return *this;
   }
@@ -38,7 +46,7 @@ class Boxed {
     if (!value_) value_ = std::make_unique<T>();
     return *value_;
   }
-  // Whether a value was ever set (it may still equal a default T).
+  // Whether a value is kept (one made by mut() may still equal a default T).
   bool set() const { return value_ != nullptr; }
 
  private:

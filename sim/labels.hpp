@@ -65,11 +65,13 @@ struct NodeSelectorTerm {
 struct PreferredSchedulingTerm {
   std::int32_t weight = 0;  // 1..100
   NodeSelectorTerm preference;
+  bool operator==(const PreferredSchedulingTerm&) const = default;
 };
 
 struct NodeAffinity {
   std::optional<std::vector<NodeSelectorTerm>> required;  // nodeSelectorTerms, ORed
   std::vector<PreferredSchedulingTerm> preferred;
+  bool operator==(const NodeAffinity&) const = default;
 };
 
 // A node as the matchers see it: labels plus its name (for matchFields).

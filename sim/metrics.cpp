@@ -170,8 +170,6 @@ Summary compute_summary(const Cluster& cluster, const Integrals& in, const CostL
   std::array<double, static_cast<std::size_t>(PodPhase::kDeleted) + 1> by_phase{};
   std::vector<double> waits, jcts, slowdowns;
   std::map<std::string, std::vector<double>> queue_waits;
-  std::vector<double>* last_queue = nullptr;  // the previous pod's queue's waits
-  const std::string* last_queue_name = nullptr;
   SimTime first_arrival = kEndOfTime;
   SimTime last_end = 0;
   double lost_preempt = 0;
@@ -196,11 +194,7 @@ Summary compute_summary(const Cluster& cluster, const Integrals& in, const CostL
     if (s.first_start >= 0 || phase == PodPhase::kPending) {
       const double wait = reported_wait_seconds(s, end);
       waits.push_back(wait);
-      if (last_queue_name == nullptr || *last_queue_name != spec.queue) {
-        last_queue = &queue_waits[spec.queue];
-        last_queue_name = &spec.queue;
-      }
-      last_queue->push_back(wait);
+      queue_waits[spec.queue].push_back(wait);
     }
     if (s.phase == PodPhase::kSucceeded) {
       const double jct = to_seconds(s.end - s.submit);

@@ -33,6 +33,7 @@ struct TopologyRequest {
   std::string slice_level;  // podset-slice-required-topology ("" = none)
   std::int32_t slice_size = 0;
   bool explicit_request() const { return mode != TopologyMode::kNone || !slice_level.empty(); }
+  bool operator==(const TopologyRequest&) const = default;
 };
 
 std::string_view topology_mode_name(TopologyMode m);

@@ -40,7 +40,7 @@ void generate_synthetic(const std::vector<TenantSpec>& tenants, std::uint64_t se
       PodSpec p;
       p.name = fmt::format("{}-{:05}", t.name, n++);
       p.queue = t.queue.empty() ? t.name : t.queue;
-      if (!t.priority_class.empty()) p.priority_class = t.priority_class;
+      p.priority_class = t.priority_class;
       p.arrival = at;
       const auto gpus =
           static_cast<std::int64_t>(std::llround(std::max(0.0, t.gpus.sample(shape))));
@@ -62,7 +62,7 @@ void generate_synthetic(const std::vector<TenantSpec>& tenants, std::uint64_t se
       }
       p.fails = t.fail_probability > 0 && failures.bernoulli(t.fail_probability);
       p.node_selector = t.node_selector;
-      if (t.affinity.required || !t.affinity.preferred.empty()) p.affinity = t.affinity;
+      p.affinity = t.affinity;
       p.tolerations = t.tolerations;
       p.gpu_models = t.gpu_models;
       p.termination_grace = t.termination_grace;

@@ -35,6 +35,27 @@ TEST_CASE("mut() makes the value once and changes it in place") {
   CHECK(b->weight == 1);
 }
 
+TEST_CASE("assigning a default value keeps nothing when the type compares") {
+  Boxed<std::string> s;
+  s = std::string("DaemonSet");
+  CHECK(s.set());
+  CHECK(*s == "DaemonSet");
+  s = std::string();  // what a loader assigns when the input names none
+  CHECK_FALSE(s.set());
+  CHECK(s->empty());
+  Boxed<Rules> r;  // Rules has no ==: an assigned value is always kept
+  r = Rules{};
+  CHECK(r.set());
+  PodSpec p;
+  p.affinity = NodeAffinity{};
+  p.topology = TopologyRequest{};
+  CHECK_FALSE(p.affinity.set());
+  CHECK_FALSE(p.topology.set());
+  p.affinity = NodeAffinity{std::vector<NodeSelectorTerm>{}, {}};  // required, matching no node
+  CHECK(p.affinity.set());
+  CHECK(p.affinity->required.has_value());
+}
+
 TEST_CASE("copies of a Boxed are independent values; a moved-from one reads as default") {
   Boxed<Rules> a;
   a.mut().terms = {"x"};

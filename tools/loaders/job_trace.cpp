@@ -490,7 +490,7 @@ std::size_t add_job_trace(const std::vector<JobTraceRow>& rows, WorldBuilder& b,
       if (!r.workload_priority_class.empty()) {
         p.labels.set(b.sym(kPriorityClassLabel), b.sym(r.workload_priority_class));
       }
-      if (!r.priority_class.empty()) p.priority_class = r.priority_class;
+      p.priority_class = r.priority_class;
       const std::int64_t cpu =
           r.cpu_milli > 0 ? (r.cpu_milli + r.nodes - 1) / r.nodes : opt.cpu_per_gpu_milli * g;
       const std::int64_t mem =

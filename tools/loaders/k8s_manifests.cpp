@@ -559,8 +559,7 @@ class SimAnnotations {
 // podset-slice-size (both or neither). Annotations capsim does not model are warned about.
 void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const ManifestContext& ctx) {
   constexpr std::string_view kPrefix = "kueue.x-k8s.io/podset-";
-  TopologyRequest t = *p.topology;  // kept out of line only if an annotation sets it
-  bool any = false;
+  TopologyRequest t = *p.topology;
   std::optional<YamlNode> mode_node, slice_level, slice_size;
   auto set_mode = [&](TopologyMode m, const YamlNode& v) {
     if (mode_node) {
@@ -574,7 +573,6 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
   };
   for (const auto& [key, v] : meta.annotations) {
     if (key.rfind(kPrefix, 0) != 0) continue;
-    any = true;
     const std::string_view name = std::string_view(key).substr(kPrefix.size());
     if (name == "required-topology" || name == "preferred-topology") {
       set_mode(name == "required-topology" ? TopologyMode::kRequired : TopologyMode::kPreferred, v);
@@ -607,7 +605,7 @@ void read_topology_annotations(const ObjectMeta& meta, PodSpec& p, const Manifes
         "kueue.x-k8s.io/podset-slice-size needs "
         "kueue.x-k8s.io/podset-slice-required-topology");
   }
-  if (any) p.topology = std::move(t);
+  p.topology = std::move(t);  // kept out of line only if an annotation set something
 }
 
 // Kueue's other annotations of a Pod, Job or pod template (the TAS ones are read above):
@@ -915,7 +913,7 @@ void load_pod(MapReader& doc, ManifestContext& ctx) {
   // owner, so the report groups the owner's pods; its kind also tells drains to leave a
   // DaemonSet's pods, as `kubectl drain --ignore-daemonsets` does.
   p.job_name = meta.owner_name;
-  if (!meta.owner_kind.empty()) p.controller_kind = meta.owner_kind;
+  p.controller_kind = meta.owner_kind;
   parse_pod_spec(doc.req("spec"), ctx, p, PodOwner::kBare);
   doc.ignore("status");
   read_topology_annotations(meta, p, ctx);
@@ -1278,7 +1276,7 @@ TemplatePod read_pod_template(const YamlNode& template_node, const ObjectMeta& o
   }
   PodSpec& p = t.pod;
   p.namespace_ = owner.namespace_;
-  if (*kind != '\0') p.controller_kind = std::string(kind);
+  p.controller_kind = std::string(kind);
   if (t.meta) p.labels = t.meta->labels;
   if (t.meta) read_topology_annotations(*t.meta, p, ctx);
   if (t.meta) read_kueue_annotations(*t.meta, nullptr, ctx);

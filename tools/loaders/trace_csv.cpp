@@ -195,7 +195,7 @@ PodSpec read_row(const RowReader& r, WorldBuilder& b, const TraceOptions& opt) {
     p.labels.set(b.sym(kJobLabel), b.sym(job));
     p.job_name = job;
   }
-  if (std::string c(r.cell("priority_class")); !c.empty()) p.priority_class = std::move(c);
+  p.priority_class = std::string(r.cell("priority_class"));
 
   // Actual use and outcome.
   if (!r.cell("gpu_util").empty()) p.gpu_util = r.real("gpu_util", 0.0, 1.0);
