@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -144,6 +145,8 @@ DeviceUnit make_dra_mig_unit(const GpuModelInfo& model, std::uint16_t gpu, const
 }
 
 Cluster::Cluster(World& world) : world_(&world) {
+  static std::atomic<std::uint64_t> instances{0};
+  instance_ = ++instances;
   nodes_.resize(world.nodes.size());
   quick_.resize(nodes_.size());
   score_nodes_.resize(nodes_.size());

@@ -183,6 +183,9 @@ class Cluster {
   ResourceId quick_device() const { return quick_device_; }
   // Bumped by every change a Filter plugin could see (a bind, a release, a node's state).
   std::uint64_t generation() const { return generation_; }
+  // A number no other Cluster made in this process has: with generation(), it names one state
+  // of one cluster, for caches that outlive a cycle (NodeScoreCache).
+  std::uint64_t instance() const { return instance_; }
   // How many of the latest generation bumps remember their node (changed_since).
   static constexpr std::size_t kChangeLog = 256;
   // Appends to `out` the node of every generation bump after `since` (a node may repeat); false
@@ -311,6 +314,7 @@ class Cluster {
   std::vector<SharedClaimState> shared_claims_;
   ClusterTotals totals_;
   std::uint64_t generation_ = 0;
+  std::uint64_t instance_ = 0;
   std::array<NodeId, kChangeLog> change_log_{};  // the node of bump g at g % kChangeLog
   // Every change a Filter plugin could see on node `n`: a new generation, and its QuickNode and
   // ScoreNode.

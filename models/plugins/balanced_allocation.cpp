@@ -91,39 +91,36 @@ void BalancedAllocation::score_nodes(const fw::CycleState& state, const PodSpec&
     return;
   }
   // allocatable_and_requested for cpu and memory: the node's allocatable, and its requested
-  // plus the pod's.
-  const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
-  std::array<std::int64_t, 2> requested{}, allocatable{};
+  // plus the pod's. The score is a function of the copy and the pod's requests, so the cache
+  // keys on those.
   const std::size_t n = resources_.size();
   if (n == 2) {
     const ResourceId r0 = resources_[0].resource;
     const ResourceId r1 = resources_[1].resource;
     const std::int64_t pod0 = s->pod_requests[0];
     const std::int64_t pod1 = s->pod_requests[1];
-    for (std::size_t k = 0; k < nodes.size(); ++k) {
-      const ScoreNode& c = copies[nodes[k]];
+    cache_.score(snap.cluster(), s->pod_requests, nodes, out, [&](const ScoreNode& c) {
       const std::int64_t a0 = c.allocatable[r0];
       const std::int64_t a1 = c.allocatable[r1];
       if (a0 == 0 || a1 == 0) [[unlikely]] {
-        requested = {c.requested[r0] + pod0, c.requested[r1] + pod1};
-        allocatable = {a0, a1};
-        out[k] = balanced_resource_score(requested, allocatable);
-      } else {
-        out[k] = balanced_pair(c.requested[r0] + pod0, a0, c.requested[r1] + pod1, a1);
+        const std::array<std::int64_t, 2> requested{c.requested[r0] + pod0, c.requested[r1] + pod1};
+        const std::array<std::int64_t, 2> allocatable{a0, a1};
+        return balanced_resource_score(requested, allocatable);
       }
-    }
+      return balanced_pair(c.requested[r0] + pod0, a0, c.requested[r1] + pod1, a1);
+    });
     return;
   }
-  for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const ScoreNode& c = copies[nodes[k]];
+  cache_.score(snap.cluster(), s->pod_requests, nodes, out, [&](const ScoreNode& c) {
+    std::array<std::int64_t, 2> requested{}, allocatable{};
     for (std::size_t i = 0; i < n; ++i) {
       const ResourceId r = resources_[i].resource;
       allocatable[i] = c.allocatable[r];
       requested[i] = c.requested[r] + s->pod_requests[i];
     }
-    out[k] =
-        balanced_resource_score(std::span(requested.data(), n), std::span(allocatable.data(), n));
-  }
+    return balanced_resource_score(std::span(requested.data(), n),
+                                   std::span(allocatable.data(), n));
+  });
 }
 
 }  // namespace capsim::plugins

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/plugins/node_resources_fit.hpp"
+#include "sim/framework/node_score_cache.hpp"
 
 namespace capsim::plugins {
 
@@ -35,6 +36,8 @@ class BalancedAllocation final : public fw::Plugin,
  private:
   std::vector<ResourceWeight> resources_;
   bool balances_cpu_memory_only_;  // at most two entries, each cpu or memory: the score copies do
+  // score_nodes' scores by the pod's requests (a cache: what it returns is what it would compute).
+  mutable fw::NodeScoreCache cache_;
 };
 
 // The scorer on raw vectors, exposed for tests: fractions of requested/allocatable, skipping

@@ -230,7 +230,7 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
   }
   // allocatable_and_requested for cpu and memory, from the copy: the node's allocatable, and its
   // non-zero requested plus the pod's.
-  const std::vector<ScoreNode>& copies = snap.cluster().score_nodes();
+  // The score is a function of the copy and the pod's requests, so the cache keys on those.
   auto generic = [&](const ScoreNode& c) {
     return weighted_score([&](std::size_t i) {
       const ResourceId r = args_.resources[i].resource;
@@ -238,8 +238,7 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
     });
   };
   if (args_.strategy == ScoringStrategy::kRequestedToCapacityRatio || args_.resources.size() != 2) {
-    for (std::size_t k = 0; k < nodes.size(); ++k)
-      out[k] = generic(copies[nodes[k]]);
+    cache_.score(snap.cluster(), s->pod_requests, nodes, out, generic);
     return;
   }
   // Two resources (cpu and memory, by default) by least or most allocated: weighted_score's
@@ -252,21 +251,19 @@ void NodeResourcesFit::score_nodes(const fw::CycleState& state, const PodSpec& p
   const std::int64_t w1 = args_.resources[1].weight;
   const std::int64_t pod0 = s->pod_requests[0];
   const std::int64_t pod1 = s->pod_requests[1];
-  for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const ScoreNode& c = copies[nodes[k]];
+  cache_.score(snap.cluster(), s->pod_requests, nodes, out, [&](const ScoreNode& c) {
     const std::int64_t a0 = c.allocatable[r0];
     const std::int64_t a1 = c.allocatable[r1];
     if (a0 == 0 || a1 == 0) [[unlikely]] {
-      out[k] = generic(c);
-      continue;
+      return generic(c);
     }
     const std::int64_t q0 = c.nonzero_requested[r0] + pod0;
     const std::int64_t q1 = c.nonzero_requested[r1] + pod1;
     const std::int64_t sum =
         least ? least_requested_score(q0, a0) * w0 + least_requested_score(q1, a1) * w1
               : most_requested_score(q0, a0) * w0 + most_requested_score(q1, a1) * w1;
-    out[k] = weighted_mean(sum, w0 + w1);
-  }
+    return weighted_mean(sum, w0 + w1);
+  });
 }
 
 }  // namespace capsim::plugins

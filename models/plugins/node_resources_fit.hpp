@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/plugins/plugin_context.hpp"
+#include "sim/framework/node_score_cache.hpp"
 #include "sim/framework/plugin.hpp"
 
 namespace capsim::plugins {
@@ -92,6 +93,8 @@ class NodeResourcesFit final : public fw::Plugin,
   // Extended resources a DeviceClass serves through DRA (KEP-5004): not checked on a node that
   // does not advertise them (DynamicResources allocates them there).
   std::array<bool, kMaxResources> dra_backed_{};
+  // score_nodes' scores by the pod's requests (a cache: what it returns is what it would compute).
+  mutable fw::NodeScoreCache cache_;
 };
 
 // Shared by NodeResourcesFit and BalancedAllocation: the (allocatable, requested) pair a scorer
