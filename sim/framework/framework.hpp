@@ -78,6 +78,10 @@ class Framework {
   bool quick_feasible(const QuickNode& node) const {
     return quick_all_ && quick_combined_.met_by(node);
   }
+  // The requirement quick_feasible() checks, or null when it accepts no node.
+  const QuickRequirement* quick_sufficient() const {
+    return quick_all_ ? &quick_combined_ : nullptr;
+  }
   // Whether quick_feasible() is quick_necessary().met_by() (the requirements are equal): then a
   // node that meets the necessary requirement is feasible without a second look.
   bool necessary_sufficient() const { return necessary_sufficient_; }

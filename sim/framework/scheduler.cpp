@@ -475,21 +475,21 @@ ScheduleResult Scheduler::cycle(PodId pod) {
         for (const auto& [id, pods] : nominated_by_node_)
           quick_candidates_[id / 64] |= std::uint64_t{1} << (id % 64);
       }
+      // With no node holding nominated pods, what a node's copy says of `needed` and of the
+      // sufficient requirement decides its visit below unless it says to ask the plugins: the
+      // answers of earlier cycles with the same requirements stand for the nodes that have not
+      // changed since.
+      const QuickRequirement* const sufficient = fw_->quick_sufficient();
+      QuickMeetsCache::Entry* const remembered =
+          indexed && nominated_by_node_.empty() ? &meets_cache_.entry(*cluster_, needed, sufficient)
+                                                : nullptr;
       // One node in evaluation order: quick-rejected, feasible, or filtered by the plugins.
       enum class Visit : std::uint8_t { kNext, kEnough, kError };
-      auto visit = [&](NodeId id) __attribute__((always_inline)) {
-        if (quick_reject(id)) {
-          skipped_any = true;
-          if (!indexed) skipped_.push_back(id);
-          return Visit::kNext;
-        }
-        // quick_reject passed it, so it met the necessary requirement unless it has nominated
-        // pods (then it takes no quick path).
-        if ((necessary_sufficient || fw_->quick_feasible(quick_base[id])) &&
-            (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
-          found[found_count++] = id;
-          return static_cast<std::int32_t>(found_count) >= to_find ? Visit::kEnough : Visit::kNext;
-        }
+      auto accept = [&](NodeId id) __attribute__((always_inline)) {
+        found[found_count++] = id;
+        return static_cast<std::int32_t>(found_count) >= to_find ? Visit::kEnough : Visit::kNext;
+      };
+      auto ask_plugins = [&](NodeId id) __attribute__((always_inline)) {
         Status s = filter_with_nominated(pod, spec, nodes[id]);
         if (s.is_success()) {
           found[found_count++] = id;
@@ -504,6 +504,34 @@ ScheduleResult Scheduler::cycle(PodId pod) {
         diagnosis_.node_statuses.emplace_back(id, s);
         if (s.plugin >= 0) diagnosis_.rejector_plugins |= std::uint64_t{1} << s.plugin;
         return Visit::kNext;
+      };
+      auto visit = [&](NodeId id) __attribute__((always_inline)) {
+        if (quick_reject(id)) {
+          skipped_any = true;
+          if (!indexed) skipped_.push_back(id);
+          return Visit::kNext;
+        }
+        // quick_reject passed it, so it met the necessary requirement unless it has nominated
+        // pods (then it takes no quick path).
+        if ((necessary_sufficient || fw_->quick_feasible(quick_base[id])) &&
+            (nominated_by_node_.empty() || !nominated_by_node_.count(id))) {
+          return accept(id);
+        }
+        return ask_plugins(id);
+      };
+      // visit() when `remembered` is set (the index is used and no node has nominated pods): the
+      // copy's answer, remembered or read, decides the same way.
+      auto visit_remembered = [&](NodeId id) __attribute__((always_inline)) {
+        switch (remembered->answer(id, quick_base[id], needed, sufficient)) {
+          case QuickMeetsCache::Answer::kRejected:
+            skipped_any = true;
+            return Visit::kNext;
+          case QuickMeetsCache::Answer::kAccepted:
+            return accept(id);
+          case QuickMeetsCache::Answer::kAskPlugins:
+            break;
+        }
+        return ask_plugins(id);
       };
       Visit last = Visit::kNext;
       if (indexed) {
@@ -522,7 +550,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
                   static_cast<NodeId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
               bits &= bits - 1;
               ++visited;
-              const Visit v = visit(id);
+              const Visit v = remembered != nullptr ? visit_remembered(id) : visit(id);
               if (v != Visit::kNext) {
                 stopped_at = id;
                 return v;

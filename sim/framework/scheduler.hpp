@@ -19,6 +19,7 @@
 
 #include "sim/framework/evaluation.hpp"
 #include "sim/framework/framework.hpp"
+#include "sim/framework/quick_meets_cache.hpp"
 #include "sim/random.hpp"
 
 namespace capsim {
@@ -233,6 +234,9 @@ class Scheduler {
   Diagnosis diagnosis_;
   std::vector<NodeId> skipped_;  // nodes a quick check rejected, in evaluation order
   std::vector<std::uint64_t> quick_candidates_;  // the quick index's candidate nodes, a bit each
+  // Which nodes met the necessary quick requirements of earlier cycles (used when meeting them is
+  // sufficient and no pod is nominated anywhere).
+  QuickMeetsCache meets_cache_;
   bool quick_ready_ = false;  // the framework's quick requirements are for this cycle's pod
   std::vector<std::pair<NodeId, Status>> first_pass_;
   NodeInfo scratch_node_;

@@ -351,6 +351,67 @@ TEST_CASE("quick checks and quick accepts change no decision or message under th
   }
 }
 
+TEST_CASE("answers remembered between cycles change no decision, message or rotation") {
+  // Pods of a few request shapes come in runs, so that a shape returns after fewer changes than
+  // the cluster's change log holds (its remembered feasibility and scores are brought up to
+  // date) and after more (they are forgotten); pods are released as others arrive. Without quick
+  // checks nothing is remembered: every cycle must agree with that reference.
+  auto build = [&](bool quick) {
+    auto r = std::make_unique<Rig>();
+    RandomStream rng(31, "remembered-answers-test");
+    const char* models[] = {"A100-80GB", "H100-80GB"};
+    for (int i = 0; i < 300; ++i) {
+      // Some nodes run out of cpu before GPUs: their copies then reject pods the index offers.
+      r->tw.node("n" + std::to_string(i))
+          .cpu(std::to_string(32 << rng.below(3)))
+          .memory(rng.below(2) == 0 ? "512Gi" : "1Ti")
+          .gpus(8, models[rng.below(2)])
+          .add();
+    }
+    struct Shape {
+      const char *cpu, *memory;
+      std::int32_t gpus;
+      bool h100_only;
+    };
+    const Shape shapes[] = {{"8", "64Gi", 1, false},
+                            {"32", "256Gi", 4, false},
+                            {"16", "96Gi", 2, true},
+                            {"64", "512Gi", 8, false}};
+    for (int i = 0; i < 2400; ++i) {
+      // Runs of 20 to 400 pods of one shape.
+      const Shape& sh = shapes[(i / 20 + (i / 400)) % 4];
+      auto pb = r->tw.pod("p" + std::to_string(i)).cpu(sh.cpu).memory(sh.memory).gpus(sh.gpus);
+      if (sh.h100_only) pb.gpu_models({"H100-80GB"});
+      pb.add();
+    }
+    r->start("default-scheduler", quick);
+    return r;
+  };
+  auto fast = build(true);
+  auto slow = build(false);
+  RandomStream rng(37, "remembered-answers-releases");
+  std::deque<PodId> running;
+  int placed = 0, failed = 0;
+  for (PodId p = 0; p < 2400; ++p) {
+    CAPTURE(p);
+    if (expect_same_cycle(*fast, *slow, p, true)) {
+      running.push_back(p);
+      ++placed;
+    } else {
+      ++failed;
+    }
+    // Past the first fill, release pods (oldest first), now and then in bursts of 300 changes.
+    const std::size_t burst = p % 400 == 399 ? 300 : (rng.below(4) == 0 ? 1 : 0);
+    for (std::size_t k = 0; p > 600 && k < burst && !running.empty(); ++k) {
+      fast->cluster->unbind(running.front());
+      slow->cluster->unbind(running.front());
+      running.pop_front();
+    }
+  }
+  CHECK(placed > 1500);
+  CHECK(failed > 20);
+}
+
 TEST_CASE("failures remembered from alike pods change no decision or message") {
   // A full cluster and a backlog of pods of a few shapes, retried in rounds as a congested run
   // retries them (memos outlive binds and releases: they are refreshed from the changed nodes):
