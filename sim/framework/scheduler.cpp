@@ -491,10 +491,7 @@ ScheduleResult Scheduler::cycle(PodId pod) {
       };
       auto ask_plugins = [&](NodeId id) __attribute__((always_inline)) {
         Status s = filter_with_nominated(pod, spec, nodes[id]);
-        if (s.is_success()) {
-          found[found_count++] = id;
-          return static_cast<std::int32_t>(found_count) >= to_find ? Visit::kEnough : Visit::kNext;
-        }
+        if (s.is_success()) return accept(id);
         if (s.code == Code::kError) {
           result.outcome = ScheduleResult::Outcome::kError;
           result.message =
