@@ -24,8 +24,6 @@ class NodeScoreCache {
   // Keys remembered at once; the least recently used is replaced.
   static constexpr std::size_t kEntries = 16;
 
-  NodeScoreCache() { entries_.reserve(kEntries); }  // entries never move
-
   // Writes to out[k] the score of nodes[k] for pods with `key`: the remembered one where the
   // node's copy has not changed since it was computed, else compute(copy), remembered when it
   // fits in a byte (every plugin's score does: it lies in [0, 100]).

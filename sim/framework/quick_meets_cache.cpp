@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/framework/remembered_nodes.hpp"
+
 namespace capsim::fw {
 
 bool QuickMeetsCache::Key::matches(const QuickRequirement* r) const {
@@ -30,39 +32,23 @@ QuickMeetsCache::Entry& QuickMeetsCache::entry(const Cluster& cluster,
   const std::size_t words = (cluster.quick().size() + 63) / 64;
   ++uses_;
   for (Entry& e : entries_) {
-    if (e.known.size() != words || !e.necessary_key.matches(&necessary) ||
-        !e.sufficient_key.matches(sufficient)) {
-      continue;
+    if (e.known.size() == words && e.necessary_key.matches(&necessary) &&
+        e.sufficient_key.matches(sufficient)) {
+      e.used = uses_;
+      forget_changed_nodes(cluster, e.generation, e.known, changed_);
+      return e;
     }
-    e.used = uses_;
-    if (e.generation != cluster.generation()) {
-      changed_.clear();
-      if (cluster.changed_since(e.generation, changed_)) {
-        for (NodeId id : changed_)
-          e.known[id / 64] &= ~(std::uint64_t{1} << (id % 64));
-      } else {
-        std::fill(e.known.begin(), e.known.end(), 0);
-      }
-      e.generation = cluster.generation();
-    }
-    return e;
   }
-  Entry* slot = nullptr;
-  if (entries_.size() < kEntries) {
-    slot = &entries_.emplace_back();
-  } else {
-    slot = &*std::min_element(entries_.begin(), entries_.end(),
-                              [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  }
-  slot->necessary_key.assign(&necessary);
-  slot->sufficient_key.assign(sufficient);
-  slot->generation = cluster.generation();
-  slot->used = uses_;
-  slot->known.assign(words, 0);
-  slot->meets.assign(words, 0);
-  slot->accepted.assign(words, 0);
-  slot->reads = 0;
-  return *slot;
+  Entry& e = entry_for_new_key(entries_, kEntries);
+  e.necessary_key.assign(&necessary);
+  e.sufficient_key.assign(sufficient);
+  e.generation = cluster.generation();
+  e.used = uses_;
+  e.known.assign(words, 0);
+  e.meets.assign(words, 0);
+  e.accepted.assign(words, 0);
+  e.reads = 0;
+  return e;
 }
 
 }  // namespace capsim::fw

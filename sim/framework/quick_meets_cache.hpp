@@ -65,8 +65,6 @@ class QuickMeetsCache {
     }
   };
 
-  QuickMeetsCache() { entries_.reserve(kEntries); }  // entries never move
-
   // The entry for the pair on `cluster` (a cache serves one cluster), with every node changed
   // since its last use forgotten; a fresh one if there was none. `sufficient` null: no copy is
   // known to be enough.

@@ -168,6 +168,33 @@ std::pair<int, int> expect_same_decisions(Rig& fast, Rig& slow, PodId count, boo
   }
   return {placed, failed};
 }
+
+// expect_same_cycle for pods 0 to count - 1, releasing after each pod the oldest running pods
+// (on both rigs), as many as release(pod, running) says.
+struct Tally {
+  int placed = 0, failed = 0, released = 0;
+};
+template <typename Release>
+Tally expect_same_with_releases(Rig& fast, Rig& slow, PodId count, Release&& release) {
+  Tally t;
+  std::deque<PodId> running;
+  for (PodId p = 0; p < count; ++p) {
+    CAPTURE(p);
+    if (expect_same_cycle(fast, slow, p, true)) {
+      running.push_back(p);
+      ++t.placed;
+    } else {
+      ++t.failed;
+    }
+    for (std::size_t k = release(p, running.size()); k > 0 && !running.empty(); --k) {
+      fast.cluster->unbind(running.front());
+      slow.cluster->unbind(running.front());
+      running.pop_front();
+      ++t.released;
+    }
+  }
+  return t;
+}
 }  // namespace
 
 TEST_CASE("quick checks skip work without changing any decision or message") {
@@ -243,27 +270,13 @@ TEST_CASE("the quick index changes no decision, message or rotation as nodes fil
   auto fast = build(true);
   auto slow = build(false);
   RandomStream rng(29, "quick-index-releases");
-  std::deque<PodId> running;
-  int placed = 0, failed = 0, released = 0;
-  for (PodId p = 0; p < 1500; ++p) {
-    CAPTURE(p);
-    if (expect_same_cycle(*fast, *slow, p, true)) {
-      running.push_back(p);
-      ++placed;
-    } else {
-      ++failed;
-    }
-    // Once the cluster is busy, release an older pod now and then (oldest first).
-    if (p > 700 && !running.empty() && rng.below(3) != 0) {
-      fast->cluster->unbind(running.front());
-      slow->cluster->unbind(running.front());
-      running.pop_front();
-      ++released;
-    }
-  }
-  CHECK(placed > 500);
-  CHECK(failed > 50);
-  CHECK(released > 300);
+  // Once the cluster is busy, release an older pod now and then (oldest first).
+  const Tally t = expect_same_with_releases(*fast, *slow, 1500, [&](PodId p, std::size_t running) {
+    return p > 700 && running > 0 && rng.below(3) != 0 ? std::size_t{1} : std::size_t{0};
+  });
+  CHECK(t.placed > 500);
+  CHECK(t.failed > 50);
+  CHECK(t.released > 300);
   for (const NodeInfo& n : fast->cluster->nodes()) {  // the index kept in step with the copies
     const QuickNode& q = fast->cluster->quick()[n.id];
     CHECK(fast->cluster->quick_index().agrees(n.id, q.units, q.device, q.gpu_model));
@@ -390,26 +403,14 @@ TEST_CASE("answers remembered between cycles change no decision, message or rota
   auto fast = build(true);
   auto slow = build(false);
   RandomStream rng(37, "remembered-answers-releases");
-  std::deque<PodId> running;
-  int placed = 0, failed = 0;
-  for (PodId p = 0; p < 2400; ++p) {
-    CAPTURE(p);
-    if (expect_same_cycle(*fast, *slow, p, true)) {
-      running.push_back(p);
-      ++placed;
-    } else {
-      ++failed;
-    }
-    // Past the first fill, release pods (oldest first), now and then in bursts of 300 changes.
+  // Past the first fill, release pods (oldest first), now and then in bursts of 300 changes.
+  const Tally t = expect_same_with_releases(*fast, *slow, 2400, [&](PodId p, std::size_t) {
     const std::size_t burst = p % 400 == 399 ? 300 : (rng.below(4) == 0 ? 1 : 0);
-    for (std::size_t k = 0; p > 600 && k < burst && !running.empty(); ++k) {
-      fast->cluster->unbind(running.front());
-      slow->cluster->unbind(running.front());
-      running.pop_front();
-    }
-  }
-  CHECK(placed > 1500);
-  CHECK(failed > 20);
+    return p > 600 ? burst : 0;
+  });
+  CHECK(t.placed > 1500);
+  CHECK(t.failed > 20);
+  CHECK(t.released > 500);
 }
 
 TEST_CASE("failures remembered from alike pods change no decision or message") {
