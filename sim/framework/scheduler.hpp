@@ -234,8 +234,8 @@ class Scheduler {
   Diagnosis diagnosis_;
   std::vector<NodeId> skipped_;  // nodes a quick check rejected, in evaluation order
   std::vector<std::uint64_t> quick_candidates_;  // the quick index's candidate nodes, a bit each
-  // Which nodes met the necessary quick requirements of earlier cycles (used when meeting them is
-  // sufficient and no pod is nominated anywhere).
+  // What nodes' quick copies said of earlier cycles' quick requirements (used with the quick index
+  // while no node holds nominated pods).
   QuickMeetsCache meets_cache_;
   bool quick_ready_ = false;  // the framework's quick requirements are for this cycle's pod
   std::vector<std::pair<NodeId, Status>> first_pass_;
