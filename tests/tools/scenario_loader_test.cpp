@@ -219,6 +219,25 @@ TEST_CASE("an empty file path is refused at its field (found by the scenario fuz
   }
 }
 
+TEST_CASE("an empty extends is refused at its field (found by the scenario fuzz target)") {
+  // `extends: !base.yaml` tags an empty value: it names no file, and opening the scenario's own
+  // directory in its place gave an error that named no file either.
+  for (const char* text : {"extends: !base.yaml\nname: s\n", "extends: ''\nname: s\n"}) {
+    CAPTURE(text);
+    MemoryFiles files;
+    files.add("mem/s.yaml", text);
+    try {
+      (void)load_scenario("mem/s.yaml", {}, files);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.kind() == InputErrorKind::kInvalid);
+      CHECK(e.where().file == "mem/s.yaml");
+      CHECK(e.where().line == 1);
+      CHECK(std::string(e.what()).find("extends: a file path is needed") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE(
     "scheduler profiles are compiled at load: a bad one fails there, with file, line, field") {
   const std::string cluster =

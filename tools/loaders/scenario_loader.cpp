@@ -821,6 +821,9 @@ YamlNode read_document(Load& l) {
     if (!root["extends"]) return root;
     YamlNode ext(root["extends"], d.file_ptr(), "extends");
     if (depth > 8) ext.fail("extends chains more than 8 files deep (a cycle?)");
+    // An empty value (`extends:`, or a tag with nothing after it such as `!base.yaml`) would name
+    // the scenario's own directory, and the error about opening it no file.
+    if (ext.str().empty()) ext.fail("a file path is needed here, and the value is empty");
     fs::path base_path(ext.str());
     if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
     const std::string base_file = base_path.lexically_normal().string();
