@@ -40,7 +40,7 @@ for name in "${targets[@]}"; do
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/$name-artifacts/" "$work/$name" "$corpus" \
     >"$work/$name.log" 2>&1 || true
   # The last status line (#runs DONE cov: ... ft: ...) and the summary of any finding.
-  grep -E "^#[0-9]+ +DONE|^stat::number_of_executed_units|==[0-9]+==ERROR|^SUMMARY" \
+  grep -E "^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|==[0-9]+==ERROR|^SUMMARY" \
     "$work/$name.log" | sed "s/^/fuzz: $name: /" >&2 || true
   if compgen -G "$work/$name-artifacts/*" >/dev/null; then
     echo "fuzz: $target found a failing input:" >&2
