@@ -534,6 +534,11 @@ TEST_CASE("bad dumps are refused with the file, line and field") {
        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n"
        "  capacity: {cpu: '4', memory: 1Gi, pods: '130010'}\n",
        "bad.yaml:5:43: status.capacity.pods", "130010 pods is out of range"},
+      {"a node advertising a typo of a GPU resource, which the scenario loader refuses (found "
+       "by the k8s_dump fuzz target)",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n"
+       "  capacity: {cpu: '4', memory: 1Gi, knvidia.com/gpu: '8'}\n",
+       "bad.yaml:5:", "status.capacity.knvidia.com/gpu: unknown GPU resource 'knvidia.com/gpu'"},
       {"a node without cpu",
        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  capacity: {memory: 1Gi}\n",
        "bad.yaml:5:13: status.capacity", "a Node's status.capacity needs cpu and memory"},

@@ -845,7 +845,13 @@ struct Importer {
       if (gpu_resource) continue;
       const bool base =
           name == "cpu" || name == "memory" || name == "pods" || name == "ephemeral-storage";
-      if (!base && v > 0) resources[name] = quantity_text(name, v);
+      if (!base && v > 0) {
+        // The scenario loader refuses a typo of a GPU resource; so does the import.
+        if (const std::string typo = gpu_resource_typo(name); !typo.empty()) {
+          req(cap_node, name).fail(typo);
+        }
+        resources[name] = quantity_text(name, v);
+      }
       const std::int64_t a = alloc.count(name) ? alloc[name] : v;
       if (a < v && (base || v > 0)) reserved[name] = quantity_text(name, v - a);
     }

@@ -47,11 +47,37 @@ GpuModelId WorldBuilder::use_gpu_model(const GpuModel& model) {
   return id;
 }
 
+std::string gpu_resource_typo(const std::string& name) {
+  // A name close to nvidia.com/gpu.shared (the time-slicing rename) is a typo of it.
+  if (name != "nvidia.com/gpu.shared" && name != "nvidia.com/gpu" &&
+      name.rfind("nvidia.com/gpu", 0) == 0 &&
+      !closest_names(name, {"nvidia.com/gpu.shared"}).empty()) {
+    return fmt::format(
+        "unknown sharing resource '{}' (did you mean 'nvidia.com/gpu.shared'? "
+        "known: nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>)",
+        name);
+  }
+  // A name a few edits from nvidia.com/gpu (nvidia.com/gpus, nvida.com/gpu, NVIDIA.com/GPU) is a
+  // typo of it. Other names, in NVIDIA's domain too (the Network Operator's SR-IOV resources),
+  // are extended resources as Kubernetes has them.
+  const bool known_gpu = name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+                         name.rfind("nvidia.com/mig-", 0) == 0;
+  if (!known_gpu && !closest_names(name, {"nvidia.com/gpu"}).empty()) {
+    return fmt::format(
+        "unknown GPU resource '{}'{}: NVIDIA's device plugin advertises "
+        "nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing and MPS with "
+        "renameByDefault) and nvidia.com/mig-<profile>; a pod asking for a "
+        "resource no node offers would wait forever",
+        name, did_you_mean(name, {"nvidia.com/gpu", "nvidia.com/gpu.shared"}));
+  }
+  return {};
+}
+
 ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& where) {
   if (name.empty()) fail_at(where, "empty resource name");
   // A MIG resource names a profile of some catalog model (docs/sharing.md: nvidia.com/mig-
   // <profile>, "+me" as ".me", as the NVIDIA device plugin's mixed strategy advertises them); a
-  // name close to nvidia.com/gpu.shared (the time-slicing rename) is a typo of it. Either would
+  // name close to one of NVIDIA's GPU resources is a typo of it (gpu_resource_typo). Either would
   // otherwise be an extended resource no node has, and the pod would wait forever.
   if (name.rfind("nvidia.com/mig-", 0) == 0 && !world_->resources.find(name)) {
     std::vector<std::string> known;
@@ -74,27 +100,8 @@ ResourceId WorldBuilder::resource(const std::string& name, const InputLocation& 
                                  name, did_you_mean(name, known), fmt::join(known, ", ")));
     }
   }
-  if (name != "nvidia.com/gpu.shared" && name != "nvidia.com/gpu" &&
-      name.rfind("nvidia.com/gpu", 0) == 0 && !world_->resources.find(name) &&
-      !closest_names(name, {"nvidia.com/gpu.shared"}).empty()) {
-    fail_at(where, fmt::format("unknown sharing resource '{}' (did you mean "
-                               "'nvidia.com/gpu.shared'? known: nvidia.com/gpu, "
-                               "nvidia.com/gpu.shared, nvidia.com/mig-<profile>)",
-                               name));
-  }
-  // A name a few edits from nvidia.com/gpu (nvidia.com/gpus, nvida.com/gpu, NVIDIA.com/GPU) is a
-  // typo of it. Other names, in NVIDIA's domain too (the Network Operator's SR-IOV resources),
-  // are extended resources as Kubernetes has them.
-  const bool known_gpu = name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
-                         name.rfind("nvidia.com/mig-", 0) == 0;
-  if (!known_gpu && !world_->resources.find(name) &&
-      !closest_names(name, {"nvidia.com/gpu"}).empty()) {
-    fail_at(where,
-            fmt::format("unknown GPU resource '{}'{}: NVIDIA's device plugin advertises "
-                        "nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing and MPS with "
-                        "renameByDefault) and nvidia.com/mig-<profile>; a pod asking for a "
-                        "resource no node offers would wait forever",
-                        name, did_you_mean(name, {"nvidia.com/gpu", "nvidia.com/gpu.shared"})));
+  if (!world_->resources.find(name)) {
+    if (const std::string typo = gpu_resource_typo(name); !typo.empty()) fail_at(where, typo);
   }
   auto id = world_->resources.intern(name);
   if (!id) {

@@ -149,5 +149,9 @@ class WorldBuilder {
 
 // "file:line" for PodSpec/NodeSpec::source.
 std::string short_location(const InputLocation& where);
+// Why `name` is refused as a typo of one of NVIDIA's GPU resources (nvidia.com/gpu,
+// nvidia.com/gpu.shared), or "" when it is not one. WorldBuilder::resource refuses such a name
+// unless the World already has it; the Kubernetes import refuses a node advertising one.
+std::string gpu_resource_typo(const std::string& name);
 
 }  // namespace capsim
