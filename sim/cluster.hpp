@@ -156,6 +156,10 @@ struct ClusterTotals {
 class Cluster {
  public:
   explicit Cluster(World& world);
+  // Not copied: a copy would share instance(), and a cache that outlives a cycle could then read
+  // one cluster's answers for the other's nodes.
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
 
   World& world() { return *world_; }
   const World& world() const { return *world_; }
