@@ -36,6 +36,15 @@ namespace {
 constexpr std::string_view kCannotOpenScenario =
     "cannot open the scenario file (does it exist and is it readable?)";
 
+// The text of a field naming a file. An empty value (`path:`, or a YAML tag with nothing after it
+// such as `[!a.yaml]` or `extends: !base.yaml`) would name the scenario's own directory, and the
+// error about opening it no file: it is refused at its field.
+std::string path_text(const YamlNode& n) {
+  std::string p = n.str();
+  if (p.empty()) n.fail("a file path is needed here, and the value is empty");
+  return p;
+}
+
 struct Ctx {
   fs::path base;  // directory of the scenario file
   FileSource* files = nullptr;
@@ -54,10 +63,7 @@ struct Ctx {
 
   // Resolves a path given in the scenario: {data_dir} expansion, then relative to the file.
   std::string resolve(const YamlNode& n) const {
-    std::string p = n.str();
-    // An empty value (`path:`, or a YAML tag with nothing after it such as `[!a.yaml]`) would
-    // name the scenario's own directory.
-    if (p.empty()) n.fail("a file path is needed here, and the value is empty");
+    std::string p = path_text(n);
     const std::string key = "{data_dir}";
     bool expanded = false;
     if (auto pos = p.find(key); pos != std::string::npos) {
@@ -821,10 +827,7 @@ YamlNode read_document(Load& l) {
     if (!root["extends"]) return root;
     YamlNode ext(root["extends"], d.file_ptr(), "extends");
     if (depth > 8) ext.fail("extends chains more than 8 files deep (a cycle?)");
-    // An empty value (`extends:`, or a tag with nothing after it such as `!base.yaml`) would name
-    // the scenario's own directory, and the error about opening it no file.
-    if (ext.str().empty()) ext.fail("a file path is needed here, and the value is empty");
-    fs::path base_path(ext.str());
+    fs::path base_path(path_text(ext));
     if (base_path.is_relative()) base_path = fs::path(file).parent_path() / base_path;
     const std::string base_file = base_path.lexically_normal().string();
     const std::string base_text = l.files.read(base_file, kCannotOpenScenario);
